@@ -1,0 +1,48 @@
+/**
+ * bonsai's public API. Names follow the reference implementation so code written against it
+ * (and the conformance corpus) works unchanged.
+ */
+
+// Message model
+export type * from "./messages/types.js";
+export {
+  convertToLlm,
+  convertMessageToLlm,
+  compactionSummaryText,
+  branchSummaryText,
+  bashExecutionText,
+} from "./messages/convert.js";
+
+// Session format and store
+export type * from "./session/types.js";
+export { CURRENT_SESSION_VERSION, CHECKOUT_CUSTOM_TYPE, isFromExtension } from "./session/types.js";
+export {
+  buildSessionContext,
+  contextFromPath,
+  messageFromEntry,
+  modelFromChange,
+} from "./session/context.js";
+export { migrateSessionEntries, sessionVersion } from "./session/migrate.js";
+export {
+  parseSessionEntries,
+  loadSessionFile,
+  loadSessionText,
+  SessionFileError,
+  type LoadIssue,
+  type LoadedSession,
+} from "./session/load.js";
+export { SessionManager, defaultSessionDir, type OpenOptions } from "./session/manager.js";
+export { SessionLockedError } from "./session/lock.js";
+export { TreeIndex, flattenTree } from "./session/tree.js";
+export { pathToRoot, type PathProblem } from "./session/path.js";
+export { writeFileAtomic } from "./session/storage.js";
+
+// Token accounting
+export {
+  estimateTokens,
+  estimateContextTokens,
+  calculateContextTokens,
+  calculatePromptTokens,
+  getLastAssistantUsage,
+  shouldCompact,
+} from "./compaction/tokens.js";

@@ -1,0 +1,18 @@
+import { randomBytes, randomUUID } from "node:crypto";
+
+/** 8 lowercase hex characters, re-drawn while they collide; a full UUID after 100 collisions. */
+export function generateEntryId(taken: { has(id: string): boolean }): string {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const id = randomBytes(4).toString("hex");
+    if (!taken.has(id)) return id;
+  }
+  return randomUUID();
+}
+
+/** Session ids are UUIDv7-like: time-ordered, so file names sort by creation. */
+export function generateSessionId(now: number = Date.now()): string {
+  const hex = now.toString(16).padStart(12, "0").slice(-12);
+  const rand = randomBytes(10).toString("hex");
+  const variant = ((Number.parseInt(rand[3], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${rand.slice(0, 3)}-${variant}${rand.slice(4, 7)}-${rand.slice(7, 19)}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * One writer per session file: `<file>.lock` holds the writer's pid and host. A lock whose
+ * process is gone (same host, pid not alive) is stale and taken over; any other lock refuses the
+ * second writer with a message that says who holds it and what to do.
+ */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+
+export interface LockOwner {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+export class SessionLockedError extends Error {
+  constructor(
+    readonly path: string,
+    readonly owner: LockOwner | undefined,
+  ) {
+    const who = owner ? `process ${owner.pid} on ${owner.host} (since ${owner.since})` : "another process";
+    super(
+      `${path}: session is being written by ${who}; close it first, or delete ${path}.lock if that process is gone`,
+    );
+    this.name = "SessionLockedError";
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function readOwner(lockPath: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(lockPath, "utf8")) as LockOwner;
+    return typeof owner.pid === "number" && typeof owner.host === "string" ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface FileLock {
+  readonly path: string;
+  release(): void;
+}
+
+/** Takes the lock of `sessionPath` or throws SessionLockedError. */
+export function acquireLock(sessionPath: string): FileLock {
+  const lockPath = `${sessionPath}.lock`;
+  const me: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(lockPath, "wx");
+      try {
+        writeSync(fd, JSON.stringify(me));
+      } finally {
+        closeSync(fd);
+      }
+      let released = false;
+      return {
+        path: lockPath,
+        release() {
+          if (released) return;
+          released = true;
+          const owner = readOwner(lockPath);
+          if (owner && owner.pid === me.pid && owner.host === me.host) {
+            try {
+              unlinkSync(lockPath);
+            } catch {
+              // already gone
+            }
+          }
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const owner = readOwner(lockPath);
+    const stale = owner ? owner.host === me.host && !isAlive(owner.pid) : false;
+    if (owner && owner.pid === me.pid && owner.host === me.host) {
+      throw new SessionLockedError(sessionPath, owner); // this process already writes it elsewhere
+    }
+    if (!stale) throw new SessionLockedError(sessionPath, owner);
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // another process removed it first; try again
+    }
+  }
+  throw new SessionLockedError(sessionPath, readOwner(lockPath));
+}
