@@ -1,0 +1,62 @@
+/**
+ * Which files a stretch of conversation read and changed, from the assistant's `read`, `write`
+ * and `edit` tool calls. Summaries carry these lists so a compacted session still knows what it
+ * touched.
+ */
+import type { AgentMessage } from "../messages/types.js";
+import type { FileLists } from "../session/types.js";
+
+export interface FileOps {
+  read: Set<string>;
+  written: Set<string>;
+  edited: Set<string>;
+}
+
+export function createFileOps(): FileOps {
+  return { read: new Set(), written: new Set(), edited: new Set() };
+}
+
+const TOOL_KIND: Record<string, keyof FileOps> = { read: "read", write: "written", edit: "edited" };
+
+/** Adds the paths of one message's file tool calls. Paths are kept verbatim. */
+export function extractFileOpsFromMessage(message: AgentMessage, ops: FileOps): void {
+  if (message.role !== "assistant" || !Array.isArray(message.content)) return;
+  for (const block of message.content) {
+    if (block?.type !== "toolCall") continue;
+    const kind = TOOL_KIND[block.name];
+    const path = (block.arguments as { path?: unknown } | undefined)?.path;
+    if (kind && typeof path === "string" && path.length > 0) ops[kind].add(path);
+  }
+}
+
+/** Seeds file operations from an earlier summary's lists (modified files count as edited). */
+export function addFileLists(ops: FileOps, lists: Partial<FileLists> | undefined): void {
+  if (!lists) return;
+  if (Array.isArray(lists.readFiles)) for (const f of lists.readFiles) if (typeof f === "string") ops.read.add(f);
+  if (Array.isArray(lists.modifiedFiles)) for (const f of lists.modifiedFiles) if (typeof f === "string") ops.edited.add(f);
+}
+
+/** Modified = written or edited; read = read and not modified. Both sorted. */
+export function computeFileLists(ops: FileOps): FileLists {
+  const modified = new Set([...ops.edited, ...ops.written]);
+  const readFiles = [...ops.read].filter((f) => !modified.has(f)).sort();
+  return { readFiles, modifiedFiles: [...modified].sort() };
+}
+
+/**
+ * The block appended to a summary: a blank line, `<read-files>` one path per line, a blank line,
+ * `<modified-files>`. Empty lists are left out; nothing at all when both are empty.
+ */
+export function formatFileOperations(readFiles: readonly string[], modifiedFiles: readonly string[]): string {
+  const sections: string[] = [];
+  if (readFiles.length > 0) sections.push(`<read-files>\n${readFiles.join("\n")}\n</read-files>`);
+  if (modifiedFiles.length > 0) sections.push(`<modified-files>\n${modifiedFiles.join("\n")}\n</modified-files>`);
+  return sections.length === 0 ? "" : `\n\n${sections.join("\n\n")}`;
+}
+
+/** Strips a trailing file-operations block from a summary (to avoid appending it twice). */
+export function stripFileOperations(summary: string): string {
+  return summary.replace(/(\n\n<read-files>\n[\s\S]*?\n<\/read-files>)?(\n\n<modified-files>\n[\s\S]*?\n<\/modified-files>)?\s*$/, (m) =>
+    m.trim() === "" ? m : "",
+  );
+}
