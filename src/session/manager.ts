@@ -10,7 +10,7 @@ import type { AgentMessage, ImageContent, TextContent } from "../messages/types.
 import { buildSessionContext as buildContext } from "./context.js";
 import { generateEntryId, generateSessionId } from "./ids.js";
 import { type LoadIssue, loadSessionFile, SessionFileError } from "./load.js";
-import { migrateSessionEntries } from "./migrate.js";
+import { migrateSessionEntries, sessionVersion } from "./migrate.js";
 import { describePathProblem, type PathProblem } from "./path.js";
 import { type AppendOptions, SessionFileWriter, toJsonl, writeFileAtomic } from "./storage.js";
 import { TreeIndex } from "./tree.js";
@@ -40,6 +40,8 @@ export interface OpenOptions extends AppendOptions {
   onWarning?: (message: string) => void;
   /** migrate a v1/v2 file on disk when opened for writing (default true); a backup is kept */
   migrate?: boolean;
+  /** hears that a v1/v2 file was migrated: in memory, and on disk when `backupPath` is set */
+  onMigrate?: (migration: { fromVersion: number; backupPath?: string }) => void;
 }
 
 export interface CompactionExtras {
@@ -109,14 +111,17 @@ export class SessionManager {
       }
       for (const issue of loaded.issues) options.onWarning?.(`${file}:${issue.line}: ${issue.message}`);
       const fileEntries = loaded.fileEntries;
+      const fromVersion = sessionVersion(fileEntries);
       const migrated = migrateSessionEntries(fileEntries);
       const [header, ...rest] = fileEntries as [SessionHeader, ...SessionEntry[]];
       const entries = rest;
       if (migrated && writer && options.migrate !== false) {
-        backupFile(file);
+        const backupPath = backupFile(file);
         writer.rewrite(toJsonl(fileEntries));
-      } else if (writer && !loaded.endsWithNewline) {
-        writer.markUnterminated();
+        options.onMigrate?.({ fromVersion, backupPath });
+      } else {
+        if (migrated) options.onMigrate?.({ fromVersion });
+        if (writer && !loaded.endsWithNewline) writer.markUnterminated();
       }
       return new SessionManager(file, header, entries, {
         ...options,
