@@ -80,7 +80,11 @@ export class SessionFileWriter {
   ) {
     this.needsNewline = options.endsWithNewline === false;
     this.fsyncEachAppend = options.fsyncEachAppend ?? false;
-    if (options.lock !== false) this.lock = acquireLock(path);
+    if (options.lock !== false) {
+      // The lock file lives next to the session, so its directory must exist before the first append.
+      mkdirSync(dirname(path), { recursive: true });
+      this.lock = acquireLock(path);
+    }
   }
 
   private readonly fsyncEachAppend: boolean;
