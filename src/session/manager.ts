@@ -65,6 +65,7 @@ export class SessionManager {
   /** the leaf was moved without an append; the file still implies the old one */
   private leafMoved = false;
   private writer: SessionFileWriter | undefined;
+  private closed = false;
   private headerWritten: boolean;
   private readonly issues: LoadIssue[];
   private readonly warn: (message: string) => void;
@@ -319,10 +320,15 @@ export class SessionManager {
   /** Writes the entry (and the header, the first time) before it joins the index. */
   private persist(entry: SessionEntry): void {
     if (!this.sessionFile) return;
-    if (!this.writer) throw new Error(`${this.sessionFile}: session was opened read-only`);
     const text = this.headerWritten ? toJsonl([entry]) : toJsonl([this.header, entry]);
-    this.writer.append(text);
+    this.requireWriter().append(text);
     this.headerWritten = true;
+  }
+
+  private requireWriter(): SessionFileWriter {
+    if (this.writer) return this.writer;
+    if (this.closed) throw new Error(`${this.sessionFile}: session is closed; open it again to write`);
+    throw new Error(`${this.sessionFile}: session was opened read-only`);
   }
 
   // ---------------------------------------------------------------- navigation
@@ -391,7 +397,7 @@ export class SessionManager {
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
     this.persistLeaf();
-    const kept = path.filter((e) => e.type !== "label");
+    const kept = chainPath(path.filter((e) => e.type !== "label"));
     const keptIds = new Set(kept.map((e) => e.id));
     const header = newHeader(this.header.cwd);
     if (this.sessionFile) header.parentSession = this.sessionFile;
@@ -430,9 +436,9 @@ export class SessionManager {
    */
   rewriteFile(): void {
     if (!this.sessionFile) return;
-    if (!this.writer) throw new Error(`${this.sessionFile}: session was opened read-only`);
+    const writer = this.requireWriter();
     if (this.issues.some((i) => i.skipped)) backupFile(this.sessionFile);
-    this.writer.rewrite(toJsonl([this.header, ...this.index.entries]));
+    writer.rewrite(toJsonl([this.header, ...this.index.entries]));
     this.headerWritten = true;
   }
 
@@ -448,6 +454,7 @@ export class SessionManager {
       this.writer.close();
       this.writer = undefined;
     }
+    this.closed = true;
   }
 }
 
@@ -462,6 +469,17 @@ export function leafFromFile(index: TreeIndex): string | null {
     return last.parentId !== null && index.has(last.parentId) ? last.parentId : null;
   }
   return last.id;
+}
+
+/**
+ * Re-links a root-first path whose label entries were taken out: an entry that hung off a dropped
+ * label would otherwise point at a parent that is not in the new session, and cut its context short.
+ */
+function chainPath(path: readonly SessionEntry[]): SessionEntry[] {
+  return path.map((entry, i) => {
+    if (i === 0 || entry.parentId === path[i - 1].id) return entry;
+    return { ...entry, parentId: path[i - 1].id };
+  });
 }
 
 function newHeader(cwd: string): SessionHeader {
