@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+/**
+ * The `bonsai` command. Each command lives in its own file under commands/ and registers itself
+ * here with one line. register() must stay cheap: a command that needs a heavy module (pi-ai, the
+ * server) imports it inside its action, so `bonsai info` never pays for it.
+ */
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { register as registerContext } from "./commands/context.js";
+import { register as registerInfo } from "./commands/info.js";
+import { register as registerLabel } from "./commands/label.js";
+import { register as registerMigrate } from "./commands/migrate.js";
+import { register as registerTree } from "./commands/tree.js";
+import { reportError } from "./output.js";
+
+/** Exit code of a usage error (unknown command or option, missing argument). */
+const USAGE_ERROR = 2;
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command("bonsai")
+    .description("inspect, compact and repair LLM agent session files (pi / oh-my-pi JSONL)")
+    .version(packageVersion(), "-V, --version")
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      // commander's own errors, as one line in the same shape as every other failure
+      outputError: (text, write) => write(`bonsai: ${text.replace(/^error: /, "").trim()} (see bonsai --help)\n`),
+    })
+    .exitOverride();
+
+  registerInfo(program);
+  registerTree(program);
+  registerContext(program);
+  registerLabel(program);
+  registerMigrate(program);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and version exit 0; everything else commander rejects is a usage error
+      process.exitCode = error.exitCode === 0 ? 0 : USAGE_ERROR;
+      return;
+    }
+    reportError(error);
+    process.exitCode = 1;
+  }
+}
+
+// A closed pipe (`bonsai tree big.jsonl | head`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+await main(process.argv);

@@ -1,0 +1,145 @@
+/**
+ * What every command shares: colors, JSON output, warnings, progress, opening a session for
+ * reading, resolving entry ids, and the error boundary that turns any failure into one line on
+ * stderr and exit code 1.
+ */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import pc from "picocolors";
+import { SessionFileError } from "../session/load.js";
+import { SessionLockedError } from "../session/lock.js";
+import { SessionManager } from "../session/manager.js";
+
+/** A failure whose message is already fit for the user: printed as is, never with a stack. */
+export class CliError extends Error {
+  override name = "CliError";
+}
+
+/** Colors only for a terminal, and never when NO_COLOR is set (any value, per no-color.org). */
+export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
+  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
+  return stream.isTTY === true;
+}
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+let cachedColors: Colors | undefined;
+export function colors(): Colors {
+  cachedColors ??= pc.createColors(useColor());
+  return cachedColors;
+}
+
+/** Stable JSON: two-space indentation, one trailing newline, key order as the caller built it. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function print(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+}
+
+/**
+ * Collapses a message to one line, so every report on stderr stays one line, and masks control
+ * characters: messages may quote bytes of a binary file, which must not drive the terminal.
+ */
+export function oneLine(text: string): string {
+  return text
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, "?")
+    .trim();
+}
+
+export function warn(message: string): void {
+  process.stderr.write(`warning: ${oneLine(message)}\n`);
+}
+
+/** Progress goes to stderr and only to a terminal, so piped output stays clean. */
+export function progress(message: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`${message}\n`);
+}
+
+/** The one line printed for a failure. Unknown errors say so; their stack only with BONSAI_DEBUG=1. */
+export function describeError(error: unknown): string {
+  if (error instanceof CliError || error instanceof SessionFileError || error instanceof SessionLockedError) {
+    return oneLine(error.message);
+  }
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // fs errors carry path and reason already ("EACCES: permission denied, open '/x'")
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return oneLine(error.message);
+    return `${oneLine(error.message)} (unexpected ${error.name}; set BONSAI_DEBUG=1 for details)`;
+  }
+  return `unexpected failure: ${oneLine(String(error))}`;
+}
+
+export function reportError(error: unknown): void {
+  process.stderr.write(`bonsai: ${describeError(error)}\n`);
+  if (process.env.BONSAI_DEBUG === "1" && error instanceof Error && error.stack) {
+    process.stderr.write(`${error.stack}\n`);
+  }
+}
+
+/**
+ * Wraps a command action: any error becomes `bonsai: <one line>` on stderr and exit code 1.
+ * Sets process.exitCode rather than calling exit(), so stdout written so far is flushed.
+ */
+export function runAction<A extends unknown[]>(action: (...args: A) => void | Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      reportError(error);
+      process.exitCode = 1;
+    }
+  };
+}
+
+/**
+ * Fails unless `path` is an existing regular file. Writers call it before opening, because
+ * SessionManager.open would otherwise start a new session at a missing path.
+ */
+export function requireSessionFile(path: string): string {
+  const file = resolve(path);
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(file);
+  } catch {
+    throw new SessionFileError("NOT_FOUND", file, "no such file");
+  }
+  if (stat.isDirectory()) throw new SessionFileError("NOT_A_FILE", file, "is a directory, not a session file");
+  if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", file, "is not a regular file");
+  return file;
+}
+
+/** Opens a session without the writer lock; skipped lines and path problems become warnings. */
+export function openForReading(path: string): SessionManager {
+  return SessionManager.open(requireSessionFile(path), { readOnly: true, onWarning: warn });
+}
+
+/**
+ * An entry id as typed by the user: the full id, or a prefix that matches exactly one entry
+ * (ids are 8 hex characters, but migrated or foreign files may hold longer ones).
+ */
+export function resolveEntryId(session: SessionManager, id: string): string {
+  if (session.getEntry(id)) return id;
+  const needle = id.trim();
+  if (needle.length >= 4) {
+    const matches = session.getEntries().filter((e) => e.id.startsWith(needle));
+    if (matches.length === 1) return matches[0].id;
+    if (matches.length > 1) {
+      throw new CliError(`entry id "${id}" is ambiguous (${matches.length} entries start with it); give more characters`);
+    }
+  }
+  throw new CliError(`no entry with id "${id}" in ${session.getSessionFile()}; run \`bonsai tree\` to list the ids`);
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
+}

@@ -1,0 +1,108 @@
+/**
+ * Short, plain-text views of entries and messages for human output. Pure: data in, strings out.
+ */
+import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
+import { modelFromChange } from "../session/context.js";
+import type { SessionEntry } from "../session/types.js";
+
+/** Collapses whitespace and cuts to `max` characters, marking the cut with an ellipsis. */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…` : flat;
+}
+
+export function contentText(content: string | readonly (TextContent | ImageContent | { type: string })[]): string {
+  if (typeof content === "string") return content;
+  const parts: string[] = [];
+  for (const block of content) {
+    if (block.type === "text") parts.push((block as TextContent).text);
+    else if (block.type === "image") parts.push(`[image ${(block as ImageContent).mimeType}]`);
+  }
+  return parts.join("\n");
+}
+
+/** `name(key=value, …)` with JSON values, each value clipped so one call stays one line. */
+export function formatToolCall(name: string, args: Record<string, unknown> | undefined, maxValue = 60): string {
+  const parts = Object.entries(args ?? {}).map(([key, value]) => {
+    const json = JSON.stringify(value) ?? "undefined";
+    return `${key}=${json.length > maxValue ? `${json.slice(0, maxValue - 1)}…` : json}`;
+  });
+  return `${name}(${parts.join(", ")})`;
+}
+
+/** The most telling one-line text of a message: its words, else its tool calls. */
+export function messagePreview(message: AgentMessage): string {
+  switch (message.role) {
+    case "user":
+    case "custom":
+    case "hookMessage":
+      return contentText(message.content);
+    case "assistant": {
+      const text = message.content
+        .filter((b): b is TextContent => b.type === "text")
+        .map((b) => b.text)
+        .join(" ")
+        .trim();
+      const calls = message.content.flatMap((b) => (b.type === "toolCall" ? [formatToolCall(b.name, b.arguments, 40)] : []));
+      if (text && calls.length > 0) return `${text} → ${calls.join(", ")}`;
+      if (text) return text;
+      if (calls.length > 0) return `→ ${calls.join(", ")}`;
+      const thinking = message.content.find((b) => b.type === "thinking");
+      if (thinking) return `(thinking) ${thinking.thinking}`;
+      return message.errorMessage ? `(${message.stopReason}) ${message.errorMessage}` : `(${message.stopReason})`;
+    }
+    case "toolResult":
+      return `${message.toolName}${message.isError ? " (error)" : ""}: ${contentText(message.content)}`;
+    case "bashExecution":
+      return `$ ${message.command}${message.exitCode ? ` (exit ${message.exitCode})` : ""}`;
+    case "pythonExecution":
+      return `>>> ${message.code}`;
+    case "branchSummary":
+    case "compactionSummary":
+      return message.summary;
+    case "fileMention":
+      return message.files.map((f) => `@${f.path}`).join(" ");
+    default:
+      return "";
+  }
+}
+
+export interface EntryPreview {
+  /** what kind of entry this is: a message role, or the entry type */
+  kind: string;
+  text: string;
+  /** compactions and branch summaries: shown so they stand out */
+  summary?: "compaction" | "branch";
+}
+
+export function entryPreview(entry: SessionEntry): EntryPreview {
+  switch (entry.type) {
+    case "message":
+      return { kind: entry.message.role, text: messagePreview(entry.message) };
+    case "compaction":
+      return {
+        kind: "compaction",
+        summary: "compaction",
+        text: `${entry.tokensBefore.toLocaleString("en-US")} tokens summarized, keeps from ${entry.firstKeptEntryId}: ${entry.summary}`,
+      };
+    case "branch_summary":
+      return { kind: "branch_summary", summary: "branch", text: `from ${entry.fromId}: ${entry.summary}` };
+    case "model_change": {
+      const model = modelFromChange(entry);
+      const name = model ? `${model.provider}/${model.modelId}` : (entry.model ?? "?");
+      return { kind: "model_change", text: entry.role && entry.role !== "default" ? `${entry.role}: ${name}` : name };
+    }
+    case "thinking_level_change":
+      return { kind: "thinking", text: entry.thinkingLevel };
+    case "label":
+      return { kind: "label", text: entry.label ? `${entry.targetId} = "${entry.label}"` : `${entry.targetId} cleared` };
+    case "session_info":
+      return { kind: "name", text: entry.name ?? "" };
+    case "custom":
+      return { kind: "custom", text: entry.customType };
+    case "custom_message":
+      return { kind: entry.customType, text: contentText(entry.content) };
+    default:
+      return { kind: (entry as { type: string }).type, text: "" };
+  }
+}
