@@ -66,6 +66,8 @@ export class SessionManager {
   private leafMoved = false;
   private writer: SessionFileWriter | undefined;
   private closed = false;
+  /** the file on disk is still this older format (opened with migrate: false): writing would mix formats */
+  private readonly unmigratedVersion: number | undefined;
   private headerWritten: boolean;
   private readonly issues: LoadIssue[];
   private readonly warn: (message: string) => void;
@@ -75,7 +77,12 @@ export class SessionManager {
     private sessionFile: string | undefined,
     header: SessionHeader,
     entries: SessionEntry[],
-    options: OpenOptions & { headerWritten: boolean; issues?: LoadIssue[]; writer?: SessionFileWriter },
+    options: OpenOptions & {
+      headerWritten: boolean;
+      issues?: LoadIssue[];
+      writer?: SessionFileWriter;
+      unmigratedVersion?: number;
+    },
   ) {
     this.header = header;
     this.headerWritten = options.headerWritten;
@@ -83,6 +90,7 @@ export class SessionManager {
     this.warn = options.onWarning ?? (() => {});
     this.readOnly = options.readOnly ?? false;
     this.writer = options.writer;
+    this.unmigratedVersion = options.unmigratedVersion;
     for (const entry of entries) this.index.add(entry);
     this.leafId = leafFromFile(this.index);
   }
@@ -129,6 +137,7 @@ export class SessionManager {
         headerWritten: true,
         issues: loaded.issues,
         writer,
+        unmigratedVersion: migrated && writer && options.migrate === false ? fromVersion : undefined,
       });
     } catch (error) {
       writer?.close();
@@ -326,8 +335,13 @@ export class SessionManager {
   }
 
   private requireWriter(): SessionFileWriter {
-    if (this.writer) return this.writer;
+    if (this.writer && this.unmigratedVersion === undefined) return this.writer;
     if (this.closed) throw new Error(`${this.sessionFile}: session is closed; open it again to write`);
+    if (this.unmigratedVersion !== undefined) {
+      throw new Error(
+        `${this.sessionFile}: format v${this.unmigratedVersion} file opened without migration; open it with migration (or run \`bonsai migrate\`) before writing`,
+      );
+    }
     throw new Error(`${this.sessionFile}: session was opened read-only`);
   }
 
@@ -450,7 +464,8 @@ export class SessionManager {
   /** Persists a moved leaf, syncs and releases the writer lock. */
   close(): void {
     if (this.writer) {
-      if (this.headerWritten || this.index.size > 0) this.persistLeaf();
+      const writable = this.unmigratedVersion === undefined;
+      if (writable && (this.headerWritten || this.index.size > 0)) this.persistLeaf();
       this.writer.close();
       this.writer = undefined;
     }
