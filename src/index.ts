@@ -46,3 +46,32 @@ export {
   getLastAssistantUsage,
   shouldCompact,
 } from "./compaction/tokens.js";
+
+// Branch summaries and tree navigation
+export {
+  collectEntriesForBranchSummary,
+  prepareBranchEntries,
+  generateBranchSummary,
+  branchSummaryBudget,
+  formatBranchSummary,
+  DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS,
+  type BranchSource,
+  type CollectedBranchEntries,
+  type PreparedBranchEntries,
+  type GenerateBranchSummaryOptions,
+  type BranchSummaryResult,
+} from "./compaction/branch-summary.js";
+export {
+  BRANCH_SUMMARY_PROMPT,
+  BRANCH_SUMMARY_PREAMBLE,
+  BRANCH_SUMMARY_SYSTEM_PROMPT,
+} from "./prompts/branch.js";
+export {
+  navigateTree,
+  destinationOf,
+  type NavigateTreeOptions,
+  type NavigateTreeResult,
+  type NavigateTreeHooks,
+  type TreePreparation,
+  type BeforeTreeResult,
+} from "./session/navigate.js";
