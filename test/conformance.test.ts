@@ -4,9 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { collectEntriesForBranchSummary, prepareBranchEntries } from "../src/compaction/branch-summary.js";
 import { estimateTokens } from "../src/compaction/tokens.js";
 import { SessionManager } from "../src/session/manager.js";
 import { flattenTree } from "../src/session/tree.js";
+import type { FileLists, SessionEntry } from "../src/session/types.js";
 import { conformanceCases, REAL_SESSION, realGolden } from "./helpers/fixtures.js";
 
 const cases = conformanceCases();
@@ -73,4 +75,65 @@ describe("real v1 fixture after migration", () => {
   it("estimates every message like the reference", () => {
     assert.deepEqual(session.buildSessionContext().messages.map(estimateTokens), golden.estimates);
   });
+});
+
+/**
+ * Branch summaries on every case: collection, then preparation at budgets 0, 2000 and 20000.
+ * The golden file lists are the raw sets of the preparation (`readFiles` is every file read,
+ * even when it was also modified). Decision 9 makes bonsai also carry the lists of non-extension
+ * compactions in the range, so where such a compaction lies there, bonsai's sets must be the
+ * reference's plus exactly those compaction files; everywhere else they must be equal.
+ */
+describe("conformance: branch summaries", () => {
+  const sorted = (set: Iterable<string>) => [...new Set(set)].sort();
+
+  /** Files that decision 9 adds: the details of non-extension compactions among `entries`. */
+  function compactionFiles(entries: readonly SessionEntry[]): FileLists {
+    const readFiles: string[] = [];
+    const modifiedFiles: string[] = [];
+    for (const entry of entries) {
+      if (entry.type !== "compaction" || entry.fromHook === true || entry.fromExtension === true) continue;
+      const details = entry.details as Partial<FileLists> | undefined;
+      readFiles.push(...(details?.readFiles ?? []));
+      modifiedFiles.push(...(details?.modifiedFiles ?? []));
+    }
+    return { readFiles, modifiedFiles };
+  }
+
+  for (const { name, file, golden } of cases) {
+    it(`${name}: ${golden.branchSummaries.length} moves x 3 budgets`, (t) => {
+      const session = SessionManager.open(file, { readOnly: true });
+      let exact = 0;
+      let withCompactionFiles = 0;
+      for (const expected of golden.branchSummaries) {
+        const where = `${name} ${expected.oldLeafId} -> ${expected.targetId}`;
+        const collected = collectEntriesForBranchSummary(session, expected.oldLeafId, expected.targetId);
+        assert.equal(collected.commonAncestorId, expected.commonAncestorId, `common ancestor, ${where}`);
+        assert.deepEqual(
+          collected.entries.map((e) => e.id),
+          expected.entryIds,
+          `collected entries, ${where}`,
+        );
+        const added = compactionFiles(collected.entries);
+        for (const budget of expected.budgets) {
+          const at = `${where}, budget ${budget.budget}`;
+          const prepared = prepareBranchEntries(collected.entries, budget.budget);
+          assert.equal(prepared.messages.length, budget.messageCount, `message count, ${at}`);
+          assert.equal(prepared.totalTokens, budget.totalTokens, `total tokens, ${at}`);
+          const read = sorted(prepared.fileOps.read);
+          const modified = sorted([...prepared.fileOps.edited, ...prepared.fileOps.written]);
+          assert.deepEqual(read, sorted([...budget.readFiles, ...added.readFiles]), `read files, ${at}`);
+          assert.deepEqual(modified, sorted([...budget.modifiedFiles, ...added.modifiedFiles]), `modified files, ${at}`);
+          if (added.readFiles.length + added.modifiedFiles.length > 0) withCompactionFiles++;
+          if (
+            JSON.stringify([read, modified]) === JSON.stringify([sorted(budget.readFiles), sorted(budget.modifiedFiles)])
+          ) {
+            exact++;
+          }
+        }
+      }
+      const total = golden.branchSummaries.length * 3;
+      t.diagnostic(`${name}: ${exact}/${total} budgets equal to the reference; ${withCompactionFiles} carry compaction files`);
+    });
+  }
 });
