@@ -39,10 +39,15 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
   const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(tmp, "wx", 0o644);
   try {
-    writeAll(fd, typeof content === "string" ? Buffer.from(content, "utf8") : content);
-    fsyncSync(fd);
+    try {
+      writeAll(fd, typeof content === "string" ? Buffer.from(content, "utf8") : content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
   } catch (error) {
-    closeSync(fd);
+    // A failed write or rename (disk full, target is a directory) must not leave the temp file behind.
     try {
       unlinkSync(tmp);
     } catch {
@@ -50,8 +55,6 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
     }
     throw error;
   }
-  closeSync(fd);
-  renameSync(tmp, path);
   fsyncDirectory(dir);
 }
 
