@@ -217,7 +217,7 @@ export class SessionManager {
   }
 
   getTree(): SessionTreeNode[] {
-    return this.index.tree();
+    return this.index.tree(this.reportPathProblem);
   }
 
   /** The session's name: the newest session_info entry, else the header title. */

@@ -70,24 +70,56 @@ export class TreeIndex {
 
   /**
    * The forest of entries: roots in file order, children sorted by timestamp (stable, so equal
-   * timestamps keep file order), each node with its label.
+   * timestamps keep file order), each node with its label. Entries caught in a parent cycle are
+   * reachable from no root; each cycle is reported and broken at the entry where the walk up
+   * from them repeats, which becomes an extra root, so no entry goes missing from the tree.
    */
-  tree(): SessionTreeNode[] {
+  tree(onProblem?: (p: PathProblem) => void): SessionTreeNode[] {
     const nodeOf = (entry: SessionEntry): SessionTreeNode => {
       const node: SessionTreeNode = { entry, children: [] };
       const label = this.labels.get(entry.id);
       if (label !== undefined) node.label = label;
       return node;
     };
+    const placed = new Set<string>();
+    const grow = (root: SessionTreeNode) => {
+      placed.add(root.entry.id);
+      const stack = [root];
+      while (stack.length > 0) {
+        const node = stack.pop()!;
+        // `placed` also drops a self-parent from its own children
+        const kids = (this.childrenById.get(node.entry.id) ?? []).filter((c) => !placed.has(c.id));
+        node.children = sortByTime(kids).map(nodeOf);
+        for (const child of node.children) placed.add(child.entry.id);
+        stack.push(...node.children);
+      }
+    };
     const roots = this.entries.filter((e) => this.isRoot(e)).map(nodeOf);
-    const stack = [...roots];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      const kids = (this.childrenById.get(node.entry.id) ?? []).filter((c) => c.parentId !== c.id);
-      node.children = sortByTime(kids).map(nodeOf);
-      stack.push(...node.children);
+    for (const root of roots) grow(root);
+    if (placed.size < this.byId.size) {
+      for (const entry of this.entries) {
+        if (placed.has(entry.id)) continue;
+        const cycleEntry = this.firstRepeatAbove(entry);
+        onProblem?.({ kind: "cycle", entryId: cycleEntry.id });
+        const root = nodeOf(cycleEntry);
+        roots.push(root);
+        grow(root);
+      }
     }
     return roots;
+  }
+
+  /** Walks parent links up from an entry that no root reaches until an entry repeats: one on the cycle. */
+  private firstRepeatAbove(entry: SessionEntry): SessionEntry {
+    const seen = new Set<string>();
+    let current = entry;
+    while (!seen.has(current.id)) {
+      seen.add(current.id);
+      const parent = current.parentId === null ? undefined : this.byId.get(current.parentId);
+      if (!parent) return current; // unreachable for an unplaced entry, kept as a guard
+      current = parent;
+    }
+    return current;
   }
 }
 
