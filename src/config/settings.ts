@@ -1,0 +1,235 @@
+/**
+ * Settings for compaction, branch summaries and retries: defaults, validation with errors that
+ * name the file and key, and the two-level merge (user file, then project file; project wins).
+ * Only `loadSettings` touches the disk; everything else is pure.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { z } from "zod";
+
+export interface CompactionSettings {
+  /** gates automatic compaction and tool-output pruning */
+  enabled: boolean;
+  /** threshold margin: compact when context > window - reserveTokens */
+  reserveTokens: number;
+  /** estimated tokens of recent conversation kept verbatim */
+  keepRecentTokens: number;
+  /** after a threshold compaction, nudge the agent to continue pending work */
+  autoContinue: boolean;
+  /** a summarization endpoint (POST {systemPrompt, prompt} -> {summary}) used instead of the model */
+  remoteEndpoint?: string;
+  /** further models for automatic compaction, as "provider/id", tried after the current model */
+  models: string[];
+}
+
+export interface BranchSummarySettings {
+  /** whether interactive front ends offer to summarize an abandoned branch */
+  enabled: boolean;
+  /** branch summary budget = context window (or 128000) - reserveTokens */
+  reserveTokens: number;
+}
+
+export interface RetrySettings {
+  enabled: boolean;
+  maxRetries: number;
+  baseDelayMs: number;
+}
+
+export interface Settings {
+  compaction: CompactionSettings;
+  branchSummary: BranchSummarySettings;
+  retry: RetrySettings;
+}
+
+/** Each section optional, each key optional: what a settings file or an override holds. */
+export type SettingsInput = { [S in keyof Settings]?: Partial<Settings[S]> };
+
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  compaction: Object.freeze({
+    enabled: true,
+    reserveTokens: 16384,
+    keepRecentTokens: 20000,
+    autoContinue: true,
+    models: [] as string[],
+  }),
+  branchSummary: Object.freeze({ enabled: false, reserveTokens: 16384 }),
+  retry: Object.freeze({ enabled: true, maxRetries: 3, baseDelayMs: 2000 }),
+}) as Readonly<Settings>;
+
+// ---------------------------------------------------------------- schema
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const httpUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+});
+
+/** schema and the words used in an error for each key ("expected <words>, got …") */
+const KEYS = {
+  compaction: {
+    enabled: [z.boolean(), "true or false"],
+    reserveTokens: [positiveInt, "a positive integer"],
+    keepRecentTokens: [positiveInt, "a positive integer"],
+    autoContinue: [z.boolean(), "true or false"],
+    remoteEndpoint: [httpUrl, "an http(s) URL"],
+    models: [z.array(z.string().regex(/^[^/\s]+\/\S+$/)), 'a list of "provider/model-id" strings'],
+  },
+  branchSummary: {
+    enabled: [z.boolean(), "true or false"],
+    reserveTokens: [positiveInt, "a positive integer"],
+  },
+  retry: {
+    enabled: [z.boolean(), "true or false"],
+    maxRetries: [nonNegativeInt, "a non-negative integer"],
+    baseDelayMs: [nonNegativeInt, "a non-negative integer (milliseconds)"],
+  },
+} as const satisfies Record<keyof Settings, Record<string, readonly [z.ZodType, string]>>;
+
+type Section = keyof typeof KEYS;
+
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsError";
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Validates one settings object. `source` names where it came from and prefixes every message.
+ * Unknown sections and keys are reported through `onWarning` and dropped; a wrong value throws.
+ */
+export function parseSettings(
+  value: unknown,
+  source: string,
+  onWarning: (message: string) => void = () => {},
+): SettingsInput {
+  if (!isPlainObject(value)) throw new SettingsError(`${source}: expected a JSON object, got ${describe(value)}`);
+  const result: SettingsInput = {};
+  for (const [sectionName, sectionValue] of Object.entries(value)) {
+    if (!Object.hasOwn(KEYS, sectionName)) {
+      onWarning(`${source}: unknown setting "${sectionName}" ignored`);
+      continue;
+    }
+    const section = sectionName as Section;
+    if (!isPlainObject(sectionValue)) {
+      throw new SettingsError(`${source}: ${section}: expected an object, got ${describe(sectionValue)}`);
+    }
+    const keys = KEYS[section] as Record<string, readonly [z.ZodType, string]>;
+    const parsed: Record<string, unknown> = {};
+    for (const [key, keyValue] of Object.entries(sectionValue)) {
+      const rule = keys[key];
+      if (!rule) {
+        onWarning(`${source}: unknown setting "${section}.${key}" ignored`);
+        continue;
+      }
+      const [schema, expected] = rule;
+      const checked = schema.safeParse(keyValue);
+      if (!checked.success) {
+        throw new SettingsError(`${source}: ${section}.${key}: expected ${expected}, got ${describe(keyValue)}`);
+      }
+      parsed[key] = checked.data;
+    }
+    (result as Record<string, unknown>)[section] = parsed;
+  }
+  return result;
+}
+
+/** Later layers win key by key within each section; lists are replaced, not concatenated. */
+export function mergeSettings(base: Settings, ...layers: (SettingsInput | undefined)[]): Settings {
+  const merged: Settings = {
+    compaction: { ...base.compaction, models: [...base.compaction.models] },
+    branchSummary: { ...base.branchSummary },
+    retry: { ...base.retry },
+  };
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const section of Object.keys(KEYS) as Section[]) {
+      const values = layer[section];
+      if (!values) continue;
+      for (const [key, value] of Object.entries(values)) {
+        if (value !== undefined) (merged[section] as unknown as Record<string, unknown>)[key] = value;
+      }
+    }
+  }
+  return merged;
+}
+
+/** Defaults with `overrides` applied; overrides are validated like a settings file. */
+export function resolveSettings(overrides?: SettingsInput, source = "settings"): Settings {
+  if (!overrides) return mergeSettings(DEFAULT_SETTINGS as Settings);
+  return mergeSettings(DEFAULT_SETTINGS as Settings, parseSettings(overrides, source));
+}
+
+// ---------------------------------------------------------------- files
+
+export interface LoadSettingsOptions {
+  /** home directory (default: the user's); the user file is `<home>/.bonsai/settings.json` */
+  home?: string;
+  /** project directory (default: process.cwd()); the project file is `<cwd>/.bonsai/settings.json` */
+  cwd?: string;
+  /** hears unknown keys (default: printed to stderr) */
+  onWarning?: (message: string) => void;
+}
+
+export function settingsPaths(options: { home?: string; cwd?: string } = {}): { user: string; project: string } {
+  const home = options.home ?? homedir();
+  const cwd = options.cwd ?? process.cwd();
+  return { user: join(home, ".bonsai", "settings.json"), project: join(cwd, ".bonsai", "settings.json") };
+}
+
+/** `~/…` for paths under the home directory, so messages stay short and familiar. */
+function displayPath(path: string, home: string): string {
+  const rel = relative(home, path);
+  return rel && !rel.startsWith("..") && !rel.startsWith(sep) ? `~/${rel.split(sep).join("/")}` : path;
+}
+
+function readSettingsFile(path: string, shown: string, onWarning: (message: string) => void): SettingsInput | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    throw new SettingsError(`${shown}: cannot read (${code ?? (error as Error).message})`);
+  }
+  if (text.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SettingsError(`${shown}: invalid JSON (${(error as Error).message}); fix or remove the file`);
+  }
+  return parseSettings(value, shown, onWarning);
+}
+
+/**
+ * Defaults, then `~/.bonsai/settings.json`, then `<cwd>/.bonsai/settings.json`. Missing files are
+ * fine; a malformed one throws a SettingsError naming the file and key.
+ */
+export function loadSettings(options: LoadSettingsOptions = {}): Settings {
+  const home = options.home ?? homedir();
+  const onWarning = options.onWarning ?? ((message: string) => console.warn(`bonsai: ${message}`));
+  const paths = settingsPaths({ home, cwd: options.cwd });
+  const user = readSettingsFile(paths.user, displayPath(paths.user, home), onWarning);
+  const project =
+    paths.project === paths.user
+      ? undefined
+      : readSettingsFile(paths.project, displayPath(paths.project, home), onWarning);
+  return mergeSettings(DEFAULT_SETTINGS as Settings, user, project);
+}
