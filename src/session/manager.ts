@@ -446,12 +446,13 @@ export class SessionManager {
 
   /**
    * Rewrites the whole file from memory, atomically (after pruning or renaming). Lines that were
-   * skipped on load are not in memory, so the original is kept as a backup first.
+   * skipped on load are not in memory, and bytes that were not UTF-8 were read as replacement
+   * characters, so in either case the original is kept as a backup first.
    */
   rewriteFile(): void {
     if (!this.sessionFile) return;
     const writer = this.requireWriter();
-    if (this.issues.some((i) => i.skipped)) backupFile(this.sessionFile);
+    if (this.issues.some((i) => i.skipped || i.kind === "invalid-utf8")) backupFile(this.sessionFile);
     writer.rewrite(toJsonl([this.header, ...this.index.entries]));
     this.headerWritten = true;
   }
