@@ -381,6 +381,20 @@ describe("createBranchedSession", () => {
     assert.equal(s.getLabel(a), "mark");
   });
 
+  it("branching from the first user message writes it once, and later appends add no duplicates", () => {
+    const dir = freshDir();
+    const s = SessionManager.create("/w", dir);
+    const u = s.appendMessage(userMsg("first"));
+    s.appendMessage(assistantMsg("reply"));
+    const file = s.createBranchedSession(u)!;
+    assert.deepEqual(fileLines(file).map((l) => l.type), ["session", "message"]);
+    const next = s.appendMessage(assistantMsg("other reply"));
+    s.close();
+    const lines = fileLines(file);
+    assert.deepEqual(lines.map((l) => l.id), [lines[0].id, u, next]);
+    assert.equal(lines.filter((l) => l.type === "session").length, 1);
+  });
+
   it("on disk writes a new file with the path, switches to it and releases the old file", () => {
     const dir = freshDir();
     const s = SessionManager.create("/w", dir);
