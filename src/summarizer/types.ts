@@ -45,3 +45,11 @@ export class SummarizationAbortedError extends Error {
     this.name = "SummarizationAbortedError";
   }
 }
+
+/** A summarizer that cannot be set up as configured (bad model name, missing key, bad URL). */
+export class SummarizerConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SummarizerConfigError";
+  }
+}
