@@ -1,0 +1,28 @@
+/**
+ * Compaction settings: how much room a reply needs (reserveTokens) and how much recent
+ * conversation stays verbatim (keepRecentTokens). The same defaults as the reference agent, so
+ * sessions compacted by either look alike.
+ */
+
+export interface CompactionSettings {
+  enabled: boolean;
+  /** tokens kept free for the model's reply; also sizes the summaries (0.8x history, 0.5x turn prefix) */
+  reserveTokens: number;
+  /** estimated tokens of recent conversation kept verbatim after a compaction */
+  keepRecentTokens: number;
+}
+
+export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
+  enabled: true,
+  reserveTokens: 16384,
+  keepRecentTokens: 20000,
+});
+
+/** Output budgets of the three summaries, derived from reserveTokens. */
+export function summaryTokenBudgets(reserveTokens: number): { history: number; turnPrefix: number; short: number } {
+  return {
+    history: Math.floor(0.8 * reserveTokens),
+    turnPrefix: Math.floor(0.5 * reserveTokens),
+    short: Math.min(512, Math.floor(0.2 * reserveTokens)),
+  };
+}
