@@ -42,6 +42,14 @@ const ENTRY_CHECKS: Record<string, (e: Json) => string | undefined> = {
         return isString(m.command) && isString(m.output)
           ? undefined
           : "fields `message.command` and `message.output` must be strings";
+      case "pythonExecution":
+        return isString(m.code) && isString(m.output)
+          ? undefined
+          : "fields `message.code` and `message.output` must be strings";
+      case "fileMention":
+        return Array.isArray(m.files) && m.files.every((f) => isObject(f) && isString(f.path))
+          ? undefined
+          : "field `message.files` must be a list of files with a string `path`";
       case "branchSummary":
       case "compactionSummary":
         return isString(m.summary) ? undefined : "field `message.summary` must be a string";
