@@ -39,10 +39,13 @@ export function estimateTokens(message: AgentMessage): number {
       chars = contentChars(message.content, IMAGE_CHARS);
       break;
     case "assistant":
+      // Blocks are read leniently: a stored block missing its field counts 0 instead of throwing.
       for (const block of message.content) {
-        if (block.type === "text") chars += block.text.length;
-        else if (block.type === "thinking") chars += block.thinking.length;
-        else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments ?? {}).length;
+        if (block.type === "text") chars += block.text?.length ?? 0;
+        else if (block.type === "thinking") chars += block.thinking?.length ?? 0;
+        else if (block.type === "toolCall") {
+          chars += (block.name?.length ?? 0) + JSON.stringify(block.arguments ?? {}).length;
+        }
       }
       break;
     case "bashExecution":
