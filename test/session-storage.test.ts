@@ -10,6 +10,7 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it, mock } from "node:test";
+import { estimateTokens } from "../src/compaction/tokens.js";
 import { type LoadIssue, loadSessionFile, loadSessionText, SessionFileError } from "../src/session/load.js";
 import { SessionLockedError } from "../src/session/lock.js";
 import { SessionManager } from "../src/session/manager.js";
@@ -139,6 +140,9 @@ describe("bad lines are reported and skipped, the rest kept", () => {
       entry("compaction", "b8", "e1", { summary: "s", tokensBefore: 1 }),
       entry("custom_message", "b9", "e1", { customType: "c", content: "x", display: "yes" }),
       entry("model_change", "b10", "e1", { provider: "openai" }),
+      entry("message", "b12", "e1", { message: { role: "pythonExecution", output: "no code" } }),
+      entry("message", "b13", "e1", { message: { role: "fileMention", files: "a.ts" } }),
+      entry("message", "b14", "e1", { message: { role: "fileMention", files: [{ content: "no path" }] } }),
       { type: 42, id: "b11", parentId: "e1", timestamp: "t" },
       "just a string",
       null,
@@ -156,6 +160,18 @@ describe("bad lines are reported and skipped, the rest kept", () => {
     );
     assert.match(loaded.issues[0].message, /parentId/);
     assert.match(loaded.issues[5].message, /thinkingLevel/);
+  });
+
+  it("an assistant block with a missing field is kept and never breaks context or estimates", () => {
+    const odd = entry("message", "odd", "e1", {
+      message: { ...assistantMsg("x"), content: [{ type: "text" }, { type: "thinking" }, { type: "toolCall", id: "c" }] },
+    });
+    const file = writeSession(freshFile(), [basic()[0], odd]);
+    const s = SessionManager.open(file, { readOnly: true });
+    const messages = s.buildSessionContext().messages;
+    assert.equal(messages.length, 2);
+    // only the empty arguments of the tool call count: "{}" is 2 characters
+    assert.deepEqual(messages.map(estimateTokens), [1, 1]);
   });
 
   it("unknown entry types are kept, reported, and stay out of the context", () => {
