@@ -262,7 +262,7 @@ describe("crash recovery", () => {
       assert.equal(loaded.endsWithNewline, data[data.length - 1] === 0x0a, `cut ${cut}`);
     }
     // and on disk, a sample of cuts followed by an append: the append is never lost
-    for (let cut = headerEnd + 1; cut < full.length; cut += 53) {
+    for (let cut = headerEnd; cut < full.length; cut += 53) {
       const file = freshFile();
       writeFileSync(file, full.subarray(0, cut));
       const s = SessionManager.open(file);
@@ -492,6 +492,67 @@ describe("appends and rewrites", () => {
     const backups = readdirSync(resolve(file, "..")).filter((f) => f.includes(".bak-"));
     assert.equal(backups.length, 1);
     assert.deepEqual(readFileSync(join(resolve(file, ".."), backups[0])).subarray(0, original.length), original);
+  });
+
+  it("writeFileAtomic syncs the temp file before the rename and the directory after it", () => {
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    const real = { openSync: cjsFs.openSync, fsyncSync: cjsFs.fsyncSync, renameSync: cjsFs.renameSync };
+    const file = freshFile("synced.txt");
+    const dir = resolve(file, "..");
+    const fdPaths = new Map<number, string>();
+    const events: string[] = [];
+    mock.method(cjsFs, "openSync", (...args: unknown[]) => {
+      const fd = Reflect.apply(real.openSync, cjsFs, args) as number;
+      fdPaths.set(fd, String(args[0]));
+      return fd;
+    });
+    mock.method(cjsFs, "fsyncSync", (fd: number) => {
+      const path = fdPaths.get(fd) ?? "?";
+      events.push(path === dir ? "fsync dir" : path.endsWith(".tmp") ? "fsync tmp" : `fsync ${path}`);
+      return real.fsyncSync(fd);
+    });
+    mock.method(cjsFs, "renameSync", (...args: unknown[]) => {
+      events.push("rename");
+      return Reflect.apply(real.renameSync, cjsFs, args);
+    });
+    syncBuiltinESMExports();
+    try {
+      writeFileAtomic(file, "content");
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(events, ["fsync tmp", "rename", "fsync dir"]);
+    assert.equal(readFileSync(file, "utf8"), "content");
+  });
+
+  it("fsyncEachAppend syncs after every append; flush() syncs on demand", () => {
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    const realFsync = cjsFs.fsyncSync;
+    let syncs = 0;
+    const dir = resolve(freshFile(), "..");
+    const durable = SessionManager.create("/w", dir, { fsyncEachAppend: true });
+    const lazy = SessionManager.create("/w", join(dir, "lazy"));
+    mock.method(cjsFs, "fsyncSync", (fd: number) => {
+      syncs++;
+      return realFsync(fd);
+    });
+    syncBuiltinESMExports();
+    try {
+      durable.appendMessage(userMsg("1"));
+      durable.appendMessage(assistantMsg("2"));
+      assert.equal(syncs, 2);
+      lazy.appendMessage(userMsg("1"));
+      lazy.appendMessage(assistantMsg("2"));
+      assert.equal(syncs, 2);
+      lazy.flush();
+      assert.equal(syncs, 3);
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+      durable.close();
+      lazy.close();
+    }
   });
 
   it("writeFileAtomic replaces content and leaves no temp file, even when the rename fails", () => {
