@@ -1,0 +1,261 @@
+/**
+ * What a transcript says happened, extracted without a model: the user's requests and
+ * constraints, the assistant's decisions and plans, file operations and commands with their
+ * outcome, and the errors that are still unresolved. Sentences are copied verbatim (never
+ * translated or rephrased), so the summary keeps the conversation's language. Pure functions.
+ */
+import { parseToolCalls, type TranscriptPart } from "./extractive-parse.js";
+
+export interface FileOperation {
+  path: string;
+  kind: "read" | "write" | "edit";
+  ok: boolean;
+}
+
+export interface CommandRun {
+  command: string;
+  ok: boolean;
+}
+
+export interface OpenError {
+  /** what failed: "`npm test`" or "edit `src/a.ts`" */
+  subject: string;
+  line: string;
+  /** the command or file whose later success resolves this error */
+  key: string;
+}
+
+export interface ConversationFacts {
+  /** substantive user messages, in order */
+  requests: string[];
+  /** summaries quoted inside the conversation (earlier compactions, branch summaries) */
+  quotedSummaries: string[];
+  assistantTexts: string[];
+  fileOps: FileOperation[];
+  commands: CommandRun[];
+  /** errors not followed by a success of the same command or file */
+  openErrors: OpenError[];
+  /** the conversation stops in the middle of a turn (tool work after the last answer) */
+  endsMidTurn: boolean;
+  /** the assistant's last text, when it came after the last user message */
+  finalAnswer?: string;
+  lastRequest?: string;
+}
+
+const FILE_TOOLS: Record<string, FileOperation["kind"]> = { read: "read", write: "write", edit: "edit" };
+/** Tools whose output is content (files, listings), where words like "error" are not failures. */
+const CONTENT_TOOLS = new Set(["read", "grep", "find", "ls", "glob", "search", "fetch", "web_fetch", "web_search"]);
+
+const words = (alternatives: string) => new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, "iu");
+
+const CONSTRAINT = words(
+  [
+    "must(?:n't)?|should(?:n't)?|don't|do not|never|always|prefer(?:red|s)?|make sure|avoid|only|need to|needs to|have to|has to|required?|without",
+    "deve|devono|devi|dobbiamo|bisogna|non|mai|sempre|preferisc\\p{L}*|evita\\p{L}*|assicurati|solo",
+    "debe|deben|nunca|siempre|prefiero|asegúrate",
+    "doit|doivent|jamais|toujours|préfère|évite\\p{L}*|seulement",
+    "muss|müssen|soll|sollte|nie|niemals|immer|bevorzug\\p{L}*|vermeide\\p{L}*|nur",
+  ].join("|"),
+);
+const DECISION = words(
+  [
+    "decided|decide|instead|because|will use|I'll use|we'll use|going with|chose|choose|opted|rather than|switch(?:ed)? to|the fix is|the approach",
+    "deciso|invece|perché|userò|useremo|scelto",
+    "decidí|decidimos|en lugar de|porque|usaré|usaremos|elegí",
+    "décidé|au lieu de|parce que|utiliserai|choisi",
+    "entschieden|stattdessen|weil|gewählt",
+  ].join("|"),
+);
+const NEXT = words(
+  [
+    "next|then|remaining|todo|to do|still need|afterwards|after that|once .* is|let me|I'll|we'll|should now",
+    "poi|dopo|prossim\\p{L}*|ancora|luego|después|siguiente|ensuite|puis|prochain\\p{L}*|danach|als nächstes",
+  ].join("|"),
+);
+const FILLER = /^(?:ok(?:ay)?|yes|yeah|yep|sure|continue|go on|go ahead|thanks?|thank you|do it|proceed|sì|si|oui|ja|vai|continua)\b/i;
+
+/** Lines that report a failure in command or tool output (compiler, npm, test runners, shells). */
+const ERROR_LINE =
+  /\berror TS\d+|(?:^|:\s)(?:error|fatal|panic)(?:\[\w+\])?[:\s]|^\s*(?:[A-Z]\w*)?(?:Error|Exception)\b[:\s]|^npm (?:ERR!|error)|^\s*(?:FAIL|not ok)\b|^Traceback\b|command not found|No such file or directory|Permission denied|\bENOENT\b|\bEACCES\b|^\s*✖/;
+const FAILED_TOOL = /^(?:Could not|Cannot|Can't|Failed|Error|No such|Unable to)\b/i;
+const EXIT_CODE = /(?:exited with code|exit code:?)\s*([1-9]\d*)/i;
+
+/** The most telling error line of a tool result, or undefined when it reports no failure. */
+export function errorLine(output: string, toolName?: string): string | undefined {
+  if (toolName && CONTENT_TOOLS.has(toolName)) return undefined;
+  const lines = output.split("\n");
+  if ((toolName === "edit" || toolName === "write") && FAILED_TOOL.test(output.trim())) return lines[0].trim();
+  const specific = lines.find((line) => ERROR_LINE.test(line));
+  if (specific) return specific.trim();
+  const exit = lines.find((line) => EXIT_CODE.test(line));
+  return exit?.trim();
+}
+
+/** Sentences of prose, code blocks and tables left out. Lines are split at sentence ends. */
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  let inFence = false;
+  for (const raw of text.split("\n")) {
+    if (/^\s*(?:```|~~~)/.test(raw)) {
+      inFence = !inFence;
+      continue;
+    }
+    const line = raw.trim();
+    if (inFence || !line || line.startsWith("|") || line.startsWith("#") || line.startsWith(">")) continue;
+    const body = line.replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\[[ xX]\]\s*/, "");
+    for (const sentence of body.split(/(?<=[.!?。！？])\s+(?=\S)/)) {
+      if (sentence.replace(/[`*_]/g, "").trim().length >= 12) out.push(sentence.trim());
+    }
+  }
+  return out;
+}
+
+/** List items of a text ("- x", "1. x"), outside code blocks. */
+export function listItems(text: string): string[] {
+  const items: string[] = [];
+  let inFence = false;
+  for (const raw of text.split("\n")) {
+    if (/^\s*(?:```|~~~)/.test(raw)) inFence = !inFence;
+    else if (!inFence) {
+      const match = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?(.+)$/.exec(raw);
+      if (match && match[1].trim().length >= 4) items.push(match[1].trim());
+    }
+  }
+  return items;
+}
+
+/** The first sentences of a message, up to about `max` characters. */
+export function condense(text: string, max = 300): string {
+  const picked: string[] = [];
+  let length = 0;
+  for (const sentence of sentences(text)) {
+    if (picked.length > 0 && length + sentence.length > max) break;
+    picked.push(sentence);
+    length += sentence.length + 1;
+  }
+  return picked.length > 0 ? picked.join(" ") : text.replace(/\s+/g, " ").trim();
+}
+
+export const isSubstantiveRequest = (text: string): boolean => {
+  const t = text.trim();
+  if (t.startsWith("/") && !/\s/.test(t)) return false; // slash commands like /mode
+  if (t.length < 25 && FILLER.test(t)) return false;
+  return t.length >= 8;
+};
+
+/** Sentences that state a rule; questions are left out (they ask, they do not constrain). */
+export const constraintSentences = (texts: readonly string[]) =>
+  texts.flatMap(sentences).filter((s) => CONSTRAINT.test(s) && !/[?？]$/.test(s));
+export const decisionSentences = (texts: readonly string[]) =>
+  texts.flatMap(sentences).filter((s) => DECISION.test(s));
+export const plannedSteps = (text: string): string[] => {
+  const items = listItems(text);
+  return items.length > 0 ? items.slice(0, 10) : sentences(text).filter((s) => NEXT.test(s)).slice(-5);
+};
+
+/** Shell commands that only look at things; they are context, not progress. */
+const INSPECTION =
+  /^(?:cat|ls|grep|rg|find|head|tail|wc|echo|pwd|tree|which|file|stat|less|more|diff|sed -n|awk|jq|git (?:status|diff|log|show|branch|remote))\b/;
+export function isInspection(command: string): boolean {
+  const bare = command.trim().replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "");
+  return INSPECTION.test(bare);
+}
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+const codeSpan = (text: string, max = 120) => {
+  const line = oneLine(text);
+  return `\`${line.length > max ? `${line.slice(0, max - 1)}…` : line}\``;
+};
+
+export function extractFacts(parts: readonly TranscriptPart[]): ConversationFacts {
+  const facts: ConversationFacts = {
+    requests: [],
+    quotedSummaries: [],
+    assistantTexts: [],
+    fileOps: [],
+    commands: [],
+    openErrors: [],
+    endsMidTurn: false,
+  };
+  const errors: OpenError[] = [];
+  const resolve = (key: string) => {
+    for (let i = errors.length - 1; i >= 0; i--) if (errors[i].key === key) errors.splice(i, 1);
+  };
+  /** calls waiting for their results, in order, with the records their outcome updates */
+  let pending: { name: string; args: Record<string, unknown>; op?: FileOperation; run?: CommandRun }[] = [];
+  let lastUserIndex = -1;
+  let lastAnswerIndex = -1;
+
+  parts.forEach((part, index) => {
+    switch (part.role) {
+      case "user": {
+        lastUserIndex = index;
+        const quoted = /<summary>\n([\s\S]*?)\n<\/summary>/.exec(part.text);
+        if (quoted) {
+          facts.quotedSummaries.push(quoted[1]);
+          break;
+        }
+        const userRun = /^Ran `([^\n]*)`\n/.exec(part.text);
+        if (userRun) {
+          const ok = !EXIT_CODE.test(part.text) && !/\(command cancelled\)/.test(part.text);
+          facts.commands.push({ command: userRun[1], ok });
+          break;
+        }
+        if (isSubstantiveRequest(part.text)) {
+          facts.requests.push(part.text.trim());
+          facts.lastRequest = part.text.trim();
+        }
+        break;
+      }
+      case "assistant":
+        facts.assistantTexts.push(part.text);
+        lastAnswerIndex = index;
+        break;
+      case "toolCalls":
+        pending = parseToolCalls(part.text).map((call) => {
+          const entry: (typeof pending)[number] = { ...call };
+          const path = call.args.path;
+          const kind = FILE_TOOLS[call.name];
+          // Optimistic until a result says otherwise: a call whose result is missing still happened.
+          if (kind && typeof path === "string" && path) {
+            entry.op = { path, kind, ok: true };
+            facts.fileOps.push(entry.op);
+          }
+          if (call.name === "bash" && typeof call.args.command === "string") {
+            entry.run = { command: call.args.command, ok: true };
+            facts.commands.push(entry.run);
+          }
+          return entry;
+        });
+        break;
+      case "toolResult": {
+        const call = pending.shift();
+        if (!call) break;
+        let failure = errorLine(part.text, call.name);
+        // grep and friends exit 1 for "nothing found": an answer, not a failure.
+        if (failure && call.run && isInspection(call.run.command) && EXIT_CODE.test(failure) && !ERROR_LINE.test(failure)) {
+          failure = undefined;
+        }
+        const key = call.run ? `bash:${call.run.command}` : call.op ? `file:${call.op.path}` : `tool:${call.name}`;
+        if (!failure) {
+          resolve(key);
+          break;
+        }
+        if (call.op) call.op.ok = false;
+        if (call.run) call.run.ok = false;
+        const subject = call.run ? codeSpan(call.run.command, 80) : call.op ? `${call.name} ${codeSpan(call.op.path)}` : call.name;
+        errors.push({ subject, line: failure, key });
+        break;
+      }
+      default:
+        break;
+    }
+  });
+  facts.openErrors = errors;
+  const last = parts[parts.length - 1];
+  facts.endsMidTurn = last !== undefined && (last.role === "toolCalls" || last.role === "toolResult" || last.role === "thinking");
+  if (lastAnswerIndex > lastUserIndex) facts.finalAnswer = parts[lastAnswerIndex].text;
+  return facts;
+}
+
+export { codeSpan };

@@ -1,0 +1,302 @@
+/**
+ * The offline summarizer: no model, no network, same output on every run. It reads the prompt
+ * an LLM would get (transcript, previous summary, extra context, focus) and fills the sections
+ * of the LLM prompts with sentences and facts copied from the transcript. It is the fallback when
+ * no model is configured, and a baseline that never invents anything.
+ */
+import { parsePrompt, type ParsedPrompt } from "./extractive-parse.js";
+import {
+  type ConversationFacts,
+  codeSpan,
+  condense,
+  constraintSentences,
+  decisionSentences,
+  extractFacts,
+  isInspection,
+  plannedSteps,
+} from "./extractive-facts.js";
+import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";
+import { SummarizationAbortedError, type SummarizeRequest, type SummarizeResult, type Summarizer } from "./types.js";
+
+export const EXTRACTIVE_LABEL = "_(extractive summary: built without a language model)_";
+
+/** Section titles shared with the LLM prompts, so either kind of summary reads the same. */
+export const SECTION = {
+  goal: "Goal",
+  constraints: "Constraints & Preferences",
+  branchConstraints: "Constraints",
+  progress: "Progress",
+  done: "Done",
+  inProgress: "In Progress",
+  blocked: "Blocked",
+  decisions: "Key Decisions",
+  next: "Next Steps",
+  critical: "Critical Context",
+  originalRequest: "Original Request",
+  earlyProgress: "Early Progress",
+  suffixContext: "Context for Suffix",
+} as const;
+
+const HISTORY_SPECS: SectionSpec[] = [
+  { title: SECTION.goal, level: 2, style: "bullet", keep: "first", maxItems: 8 },
+  { title: SECTION.constraints, level: 2, style: "bullet", keep: "first" },
+  { title: SECTION.progress, level: 2, style: "bullet", group: true },
+  { title: SECTION.done, level: 3, style: "done", keep: "last" },
+  { title: SECTION.inProgress, level: 3, style: "open", keep: "last", maxItems: 10 },
+  { title: SECTION.blocked, level: 3, style: "bullet", keep: "last", maxItems: 15 },
+  { title: SECTION.decisions, level: 2, style: "bullet", keep: "last" },
+  { title: SECTION.next, level: 2, style: "numbered", keep: "first", maxItems: 10 },
+  // Every touched file is listed: file paths are what a continuation needs most.
+  { title: SECTION.critical, level: 2, style: "bullet", keep: "first", maxItems: 200 },
+];
+
+const BRANCH_SPECS: SectionSpec[] = HISTORY_SPECS.filter((s) => s.title !== SECTION.critical).map((s) =>
+  s.title === SECTION.constraints ? { ...s, title: SECTION.branchConstraints } : s,
+);
+
+const TURN_PREFIX_SPECS: SectionSpec[] = [
+  { title: SECTION.originalRequest, level: 2, style: "plain", keep: "first", maxItems: 3 },
+  { title: SECTION.earlyProgress, level: 2, style: "bullet", keep: "last" },
+  { title: SECTION.suffixContext, level: 2, style: "bullet", keep: "first", maxItems: 120 },
+];
+
+type Items = Map<string, string[]>;
+
+const MAX_FILES = 100;
+const MAX_COMMANDS = 15;
+
+function uniqueLast<T>(values: readonly T[], key: (v: T) => string, max: number): T[] {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (let i = values.length - 1; i >= 0 && out.length < max; i--) {
+    const k = key(values[i]);
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.unshift(values[i]);
+    }
+  }
+  return out;
+}
+
+/** Paths touched, modified ones first, each once, in order of first appearance. */
+function fileLists(facts: ConversationFacts): { modified: string[]; read: string[] } {
+  const modified = mergeItems(facts.fileOps.filter((op) => op.kind !== "read").map((op) => op.path));
+  const modifiedSet = new Set(modified);
+  const read = mergeItems(facts.fileOps.filter((op) => op.kind === "read" && !modifiedSet.has(op.path)).map((op) => op.path));
+  return { modified: modified.slice(0, MAX_FILES), read: read.slice(0, MAX_FILES) };
+}
+
+function doneItems(facts: ConversationFacts): string[] {
+  const perFile = new Map<string, { wrote: number; edited: number }>();
+  for (const op of facts.fileOps) {
+    if (op.kind === "read" || !op.ok) continue;
+    const counts = perFile.get(op.path) ?? { wrote: 0, edited: 0 };
+    if (op.kind === "write") counts.wrote++;
+    else counts.edited++;
+    perFile.set(op.path, counts);
+  }
+  const items = [...perFile].map(([path, { wrote, edited }]) => {
+    const verb = wrote > 0 ? (edited > 0 ? "Wrote and edited" : "Wrote") : "Edited";
+    const times = wrote + edited > 1 ? ` (${wrote + edited} changes)` : "";
+    return `${verb} ${codeSpan(path)}${times}`;
+  });
+  const actions = facts.commands.filter((run) => run.ok && !isInspection(run.command));
+  for (const run of uniqueLast(actions, (r) => r.command, MAX_COMMANDS)) items.push(`Ran ${codeSpan(run.command)}`);
+  return items;
+}
+
+function criticalItems(facts: ConversationFacts, parsed: ParsedPrompt): string[] {
+  const items: string[] = [];
+  if (parsed.focus) items.push(`Focus requested: ${parsed.focus}`);
+  items.push(...parsed.additionalContext);
+  const question = facts.finalAnswer?.trim();
+  if (question?.endsWith("?")) items.push(`Question awaiting the user's answer: ${condense(question.split("\n").pop() ?? question)}`);
+  const { modified, read } = fileLists(facts);
+  items.push(...modified.map((path) => `Modified: ${codeSpan(path, 280)}`));
+  items.push(...read.map((path) => `Read: ${codeSpan(path, 280)}`));
+  const commands = uniqueLast(facts.commands, (r) => r.command, MAX_COMMANDS);
+  items.push(...commands.map((run) => `Command${run.ok ? "" : " (failed)"}: ${codeSpan(run.command, 260)}`));
+  return items;
+}
+
+/** The sections a conversation yields by itself, before any previous summary is merged in. */
+function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Items {
+  const goal = facts.requests.slice(0, 3).map((r) => condense(r));
+  if (facts.lastRequest && facts.requests.length > 3) goal.push(`Latest request: ${condense(facts.lastRequest)}`);
+  const inProgress = facts.endsMidTurn && facts.lastRequest ? [condense(facts.lastRequest)] : [];
+  const finalAnswer = facts.finalAnswer ?? facts.assistantTexts[facts.assistantTexts.length - 1];
+  let next = finalAnswer ? plannedSteps(finalAnswer) : [];
+  if (next.length === 0 && facts.endsMidTurn && facts.lastRequest) next = [`Continue: ${condense(facts.lastRequest, 200)}`];
+  return new Map([
+    [SECTION.goal, goal],
+    [SECTION.constraints, constraintSentences(facts.requests)],
+    [SECTION.done, doneItems(facts)],
+    [SECTION.inProgress, inProgress],
+    [SECTION.blocked, facts.openErrors.map((e) => `${e.subject}: ${e.line}`)],
+    [SECTION.decisions, decisionSentences(facts.assistantTexts)],
+    [SECTION.next, next],
+    [SECTION.critical, criticalItems(facts, parsed)],
+  ]);
+}
+
+/** Sections refreshed by newer work instead of accumulated (the LLM update prompt does the same). */
+const REFRESHED: ReadonlySet<string> = new Set([SECTION.inProgress, SECTION.next]);
+/** Headings other summaries use for our sections. */
+const ALIASES: Record<string, string> = {
+  [SECTION.branchConstraints]: SECTION.constraints,
+  // Items written straight under "## Progress" (no subsections) are progress made.
+  [SECTION.progress]: SECTION.done,
+  Decisions: SECTION.decisions,
+  "Next steps": SECTION.next,
+  "Key decisions": SECTION.decisions,
+};
+
+/**
+ * Older summaries first: their items keep their place and newer ones are added after them,
+ * except in the refreshed sections, where the latest non-empty list wins.
+ */
+function mergeSummaries(older: readonly string[], current: Items): Items {
+  const merged: Items = new Map();
+  const extraTitles: string[] = [];
+  const known = new Set(HISTORY_SPECS.map((s) => s.title));
+  const absorb = (title: string, items: readonly string[], refresh: boolean) => {
+    const key = ALIASES[title] ?? title;
+    if (!known.has(key) && !extraTitles.includes(key)) extraTitles.push(key);
+    const before = merged.get(key) ?? [];
+    merged.set(key, refresh && items.length > 0 ? [...items] : mergeItems(before, items));
+  };
+  for (const summary of older) {
+    const parsed = parseSummary(summary);
+    for (const [title, items] of parsed.sections) absorb(title, items, REFRESHED.has(ALIASES[title] ?? title));
+    const files = [
+      ...parsed.modifiedFiles.map((p) => `Modified: ${codeSpan(p, 280)}`),
+      ...parsed.readFiles.map((p) => `Read: ${codeSpan(p, 280)}`),
+    ];
+    absorb(SECTION.critical, files, false);
+  }
+  for (const [title, items] of current) absorb(title, items, REFRESHED.has(title));
+  return merged;
+}
+
+function extraSpecs(items: Items): SectionSpec[] {
+  const known = new Set([...HISTORY_SPECS, ...TURN_PREFIX_SPECS].map((s) => s.title));
+  return [...items.keys()]
+    .filter((title) => !known.has(title) && (items.get(title)?.length ?? 0) > 0)
+    .map((title) => ({ title, level: 2, style: "bullet", keep: "first" }) as SectionSpec);
+}
+
+const labelled = (body: string) => `${EXTRACTIVE_LABEL}\n\n${body}`;
+
+function historySummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
+  const older = [...(parsed.previousSummary ? [parsed.previousSummary] : []), ...facts.quotedSummaries];
+  const items = mergeSummaries(older, sectionsFromFacts(facts, parsed));
+  return labelled(renderSections([...HISTORY_SPECS, ...extraSpecs(items)], items));
+}
+
+function branchSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
+  const items = mergeSummaries(facts.quotedSummaries, sectionsFromFacts(facts, parsed));
+  items.set(SECTION.branchConstraints, items.get(SECTION.constraints) ?? []);
+  return labelled(renderSections(BRANCH_SPECS, items));
+}
+
+function turnPrefixSummary(facts: ConversationFacts): string {
+  const request = facts.requests[0] ?? facts.lastRequest;
+  const { modified, read } = fileLists(facts);
+  const lastText = facts.assistantTexts[facts.assistantTexts.length - 1];
+  const context = [
+    ...(lastText ? [`Last assistant message: ${condense(lastText, 280)}`] : []),
+    ...modified.map((path) => `Modified: ${codeSpan(path, 280)}`),
+    ...read.map((path) => `Read: ${codeSpan(path, 280)}`),
+    ...uniqueLast(facts.commands, (r) => r.command, 5).map((r) => `Command${r.ok ? "" : " (failed)"}: ${codeSpan(r.command, 260)}`),
+  ];
+  const items: Items = new Map([
+    [SECTION.originalRequest, request ? [condense(request, 290)] : []],
+    [SECTION.earlyProgress, [...doneItems(facts), ...facts.openErrors.map((e) => `Failed: ${e.subject}: ${e.line}`)]],
+    [SECTION.suffixContext, context],
+  ]);
+  return labelled(renderSections(TURN_PREFIX_SPECS, items));
+}
+
+const sentence = (text: string) => {
+  const trimmed = text.trim().replace(/\s+/g, " ");
+  return /[.!?。！？]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+};
+
+function listing(values: readonly string[], max = 3): string {
+  const shown = values.slice(0, max).map((v) => codeSpan(v, 60));
+  const more = values.length - shown.length;
+  if (more > 0) return `${shown.join(", ")} and ${more} more`;
+  return shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]}` : (shown[0] ?? "");
+}
+
+/** Two or three sentences: what changed, what is still open, what comes next. */
+function shortSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
+  const older = [...(parsed.previousSummary ? [parsed.previousSummary] : []), ...facts.quotedSummaries];
+  const items = mergeSummaries(older, sectionsFromFacts(facts, parsed));
+  const modified = (items.get(SECTION.critical) ?? [])
+    .filter((item) => item.startsWith("Modified: "))
+    .map((item) => item.slice("Modified: ".length).replace(/^`|`$/g, ""));
+  const out: string[] = [];
+  if (modified.length > 0) out.push(sentence(`Changed ${listing(modified)}`));
+  else {
+    const done = items.get(SECTION.done) ?? [];
+    out.push(sentence(done.length > 0 ? done[done.length - 1] : "No files were changed yet"));
+  }
+  const open = items.get(SECTION.blocked)?.at(-1) ?? items.get(SECTION.inProgress)?.at(-1);
+  if (open) out.push(sentence(`Still open: ${open.slice(0, 200)}`));
+  const next = items.get(SECTION.next)?.[0];
+  if (next) out.push(sentence(`Next: ${next.slice(0, 200)}`));
+  return out.slice(0, 3).join(" ");
+}
+
+/** Merges chunk summaries (and any transcript) into one summary with the history sections. */
+function mergeSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
+  const summaries = [
+    ...(parsed.previousSummary ? [parsed.previousSummary] : []),
+    ...parsed.otherBlocks.map((b) => b.content),
+    ...facts.quotedSummaries,
+  ];
+  // Pieces of one split turn's beginning merge into turn-prefix notes, not a history summary.
+  const turnPrefix = summaries.some((summary) => parseSummary(summary).sections.has(SECTION.originalRequest));
+  if (turnPrefix && !parsed.conversation) {
+    const items: Items = new Map();
+    for (const summary of summaries) {
+      for (const [title, list] of parseSummary(summary).sections) items.set(title, mergeItems(items.get(title) ?? [], list));
+    }
+    return labelled(renderSections(TURN_PREFIX_SPECS, items));
+  }
+  const items = mergeSummaries(summaries, parsed.conversation ? sectionsFromFacts(facts, parsed) : new Map());
+  return labelled(renderSections([...HISTORY_SPECS, ...extraSpecs(items)], items));
+}
+
+/** The extractive summary of one request; pure, so it can run anywhere (CLI, server, tests). */
+export function extractiveSummary(prompt: string, purpose: SummarizeRequest["purpose"]): string {
+  const parsed = parsePrompt(prompt);
+  const facts = extractFacts(parsed.conversation ?? []);
+  switch (purpose) {
+    case "turn-prefix":
+      return turnPrefixSummary(facts);
+    case "short":
+      return shortSummary(parsed, facts);
+    case "branch":
+      return branchSummary(parsed, facts);
+    case "merge":
+      return mergeSummary(parsed, facts);
+    default:
+      return historySummary(parsed, facts);
+  }
+}
+
+export function extractiveSummarizer(): Summarizer {
+  return {
+    name: "extractive",
+    contextWindow: 0,
+    reasoning: false,
+    async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
+      if (request.signal?.aborted) throw new SummarizationAbortedError();
+      return { text: extractiveSummary(request.prompt, request.purpose), model: "extractive" };
+    },
+  };
+}
+
+export { MAX_ITEMS };
