@@ -3,7 +3,8 @@
  * process is gone (same host, pid not alive) is stale and taken over; any other lock refuses the
  * second writer with a message that says who holds it and what to do.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 
 export interface LockOwner {
@@ -43,6 +44,8 @@ function readOwner(lockPath: string): LockOwner | undefined {
     return undefined;
   }
 }
+
+const sameOwner = (a: LockOwner, b: LockOwner) => a.pid === b.pid && a.host === b.host && a.since === b.since;
 
 export interface FileLock {
   readonly path: string;
@@ -85,12 +88,28 @@ export function acquireLock(sessionPath: string): FileLock {
     if (owner && owner.pid === me.pid && owner.host === me.host) {
       throw new SessionLockedError(sessionPath, owner); // this process already writes it elsewhere
     }
-    if (!stale) throw new SessionLockedError(sessionPath, owner);
+    if (!owner || !stale) throw new SessionLockedError(sessionPath, owner);
+    // Move the stale lock aside instead of deleting it: between reading it and now, another
+    // process may have taken it over with a live lock, and deleting that would let two writers in.
+    const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
     try {
-      unlinkSync(lockPath);
+      renameSync(lockPath, aside);
     } catch {
-      // another process removed it first; try again
+      continue; // already gone: someone else took it over; try again
     }
+    const moved = readOwner(aside);
+    if (moved && sameOwner(moved, owner)) {
+      unlinkSync(aside);
+      continue;
+    }
+    // A live lock was moved: put it back (link refuses to replace a lock made meanwhile) and give way.
+    try {
+      linkSync(aside, lockPath);
+    } catch {
+      // a newer lock is in place; it stands
+    }
+    unlinkSync(aside);
+    throw new SessionLockedError(sessionPath, moved);
   }
   throw new SessionLockedError(sessionPath, readOwner(lockPath));
 }
