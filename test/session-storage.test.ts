@@ -352,6 +352,42 @@ describe("one writer per file", () => {
   });
 });
 
+describe("stale lock takeover race", () => {
+  it("a live lock that replaced the stale one while it was being inspected is not removed", () => {
+    const file = writeSession(freshFile(), basic());
+    const lockPath = `${file}.lock`;
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid;
+    writeFileSync(lockPath, JSON.stringify({ pid: dead, host: hostname(), since: "2020-01-01T00:00:00Z" }));
+    // Another process takes the stale lock over right after we read it: its lock is live.
+    const live = JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString() });
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    const realRead = cjsFs.readFileSync;
+    let swapped = false;
+    mock.method(cjsFs, "readFileSync", (...args: unknown[]) => {
+      const result = Reflect.apply(realRead, cjsFs, args);
+      if (!swapped && args[0] === lockPath) {
+        swapped = true;
+        cjsFs.unlinkSync(lockPath);
+        cjsFs.writeFileSync(lockPath, live);
+      }
+      return result;
+    });
+    syncBuiltinESMExports();
+    let caught: unknown;
+    try {
+      SessionManager.open(file).close();
+    } catch (error) {
+      caught = error;
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.equal(swapped, true);
+    assert.ok(caught instanceof SessionLockedError, `expected SessionLockedError, got ${caught}`);
+    assert.equal(readFileSync(lockPath, "utf8"), live, "the other process keeps its lock");
+  });
+});
+
 describe("broken parent links", () => {
   it("a self-parent: walks terminate and warn", () => {
     const file = writeSession(freshFile(), [userEntry("e1", null, "one", 1), assistantEntry("loop", "loop", "self", 2)]);
