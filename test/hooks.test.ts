@@ -103,3 +103,20 @@ describe("HookRunner", () => {
     assert.deepEqual(seen, ["self", "next", "next"]);
   });
 });
+
+describe("HookRunner.collect", () => {
+  test("returns every truthy result in order, skipping throwing handlers", async () => {
+    const errors: HookError[] = [];
+    const runner = new HookRunner<Events>({ onError: (e) => errors.push(e) });
+    runner.on("before", () => ({ value: "a" }));
+    runner.on("before", () => undefined);
+    runner.on("before", () => {
+      throw new Error("bad");
+    });
+    runner.on("before", () => ({ cancel: true }));
+    runner.on("before", async () => ({ value: "b" }));
+    assert.deepEqual(await runner.collect("before", { n: 0 }), [{ value: "a" }, { cancel: true }, { value: "b" }]);
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0].index, 2);
+  });
+});

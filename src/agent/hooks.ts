@@ -81,4 +81,27 @@ export class HookRunner<E extends HookEventMap> {
     }
     return result;
   }
+
+  /**
+   * Runs every handler of `event` in order and returns all truthy results, for events whose
+   * contributions combine (several hooks each adding context lines). No short-circuit.
+   */
+  async collect<K extends keyof E>(
+    event: K,
+    payload: E[K]["payload"],
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<E[K]["result"][]> {
+    const list = [...(this.handlers.get(event) ?? [])];
+    const withSignal = { ...payload, signal };
+    const results: E[K]["result"][] = [];
+    for (let index = 0; index < list.length; index++) {
+      try {
+        const value = await list[index](withSignal);
+        if (value) results.push(value as E[K]["result"]);
+      } catch (error) {
+        this.onError({ event: String(event), index, error });
+      }
+    }
+    return results;
+  }
 }
