@@ -452,6 +452,8 @@ describe("session name", () => {
     s.close();
     const lines = fileLines(file);
     assert.equal(lines[0].title, "Named");
+    // the rename rewrote the header but kept the session's identity
+    assert.deepEqual([lines[0].id, lines[0].cwd, lines[0].version], [s.getSessionId(), "/w", 3]);
     assert.deepEqual(lines.map((l) => l.type), ["session", "message", "session_info", "message"]);
     const r = SessionManager.open(file, { readOnly: true });
     assert.equal(r.getSessionName(), "Named");
