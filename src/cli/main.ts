@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { register as registerCheckout } from "./commands/checkout.js";
 import { register as registerContext } from "./commands/context.js";
 import { register as registerInfo } from "./commands/info.js";
 import { register as registerLabel } from "./commands/label.js";
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerContext(program);
   registerLabel(program);
   registerMigrate(program);
+  registerCheckout(program);
   return program;
 }
 

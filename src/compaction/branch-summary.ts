@@ -85,7 +85,7 @@ export interface PreparedBranchEntries {
  * calls that produced them say enough, and they are the bulk); compactions and branch summaries
  * speak for the history they stand for.
  */
-function branchMessageFromEntry(entry: SessionEntry): AgentMessage | undefined {
+export function branchMessageFromEntry(entry: SessionEntry): AgentMessage | undefined {
   switch (entry.type) {
     case "message":
       return entry.message.role === "toolResult" ? undefined : entry.message;
