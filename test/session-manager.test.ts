@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { SessionManager } from "../src/session/manager.js";
+import { defaultSessionDir, SessionManager } from "../src/session/manager.js";
 import { flattenTree } from "../src/session/tree.js";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry, type SessionTreeNode } from "../src/session/types.js";
 import { toJsonl } from "../src/session/storage.js";
@@ -470,6 +470,30 @@ describe("session name", () => {
       { flag: "wx" },
     );
     assert.equal(SessionManager.open(file, { readOnly: true }).getSessionName(), "From omp");
+  });
+});
+
+describe("session files: names and places", () => {
+  it("names a new file <creation time with - for : and .>_<session id>.jsonl", () => {
+    const dir = freshDir();
+    const s = SessionManager.create("/w", dir);
+    const name = s.getSessionFile()!.slice(dir.length + 1);
+    const time = s.getHeader().timestamp.replace(/[:.]/g, "-");
+    assert.equal(name, `${time}_${s.getSessionId()}.jsonl`);
+    assert.match(name, /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_/);
+    s.close();
+  });
+
+  it("keeps sessions under $BONSAI_DIR/sessions/--<cwd with / \\ : as ->--/", () => {
+    const saved = process.env.BONSAI_DIR;
+    process.env.BONSAI_DIR = "/data/bonsai";
+    try {
+      assert.equal(defaultSessionDir("/home/me/proj"), "/data/bonsai/sessions/--home-me-proj--");
+      assert.equal(defaultSessionDir("C:\\work\\x"), "/data/bonsai/sessions/--C--work-x--");
+    } finally {
+      if (saved === undefined) delete process.env.BONSAI_DIR;
+      else process.env.BONSAI_DIR = saved;
+    }
   });
 });
 
