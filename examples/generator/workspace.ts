@@ -133,8 +133,10 @@ export function testRun(
   version = "0.3.2",
 ): { output: string; exitCode: number } {
   const lines = ["", `> tasktrack@${version} test`, "> node --import tsx --test test/*.test.ts", "", `▶ ${suite}`];
+  // node prints durations with six decimals; derive plausible digits from the test's name
+  const precise = (r: { name: string; ms: number }) => (r.ms + ((r.name.length * 0.1373 + r.ms * 0.0711) % 0.999)).toFixed(6);
   for (const r of results) {
-    lines.push(`  ${r.ok ? "✔" : "✖"} ${r.name} (${r.ms.toFixed(6)}ms)`);
+    lines.push(`  ${r.ok ? "✔" : "✖"} ${r.name} (${precise(r)}ms)`);
     if (!r.ok && r.failure) lines.push(...r.failure.split("\n").map((l) => `    ${l}`));
   }
   const failed = results.filter((r) => !r.ok).length;
@@ -151,7 +153,7 @@ export function testRun(
   );
   if (failed) {
     lines.push("", "✖ failing tests:", "");
-    for (const r of results.filter((x) => !x.ok)) lines.push(`test at test/tasks.test.ts`, `✖ ${r.name} (${r.ms.toFixed(6)}ms)`, ...(r.failure ?? "").split("\n").map((l) => `  ${l}`), "");
+    for (const r of results.filter((x) => !x.ok)) lines.push(`test at test/tasks.test.ts`, `✖ ${r.name} (${precise(r)}ms)`, ...(r.failure ?? "").split("\n").map((l) => `  ${l}`), "");
   }
   return { output: lines.join("\n"), exitCode: failed ? 1 : 0 };
 }

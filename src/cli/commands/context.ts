@@ -1,5 +1,5 @@
 /** `bonsai context FILE [--leaf ID] [--llm]`: what the model would be sent at a leaf. */
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { estimateTokens } from "../../compaction/tokens.js";
 import { convertToLlm } from "../../messages/convert.js";
 import type { AgentMessage, LlmMessage } from "../../messages/types.js";
@@ -22,6 +22,10 @@ export interface ContextJson {
   model: SessionContext["model"];
   /** agent-level messages, or LLM messages with --llm */
   llm: boolean;
+  /** messages in the whole context; more than `messages.length` when --last cut it */
+  messageCount: number;
+  /** estimated tokens of the whole context */
+  estimatedTokens: number;
   messages: (AgentMessage | LlmMessage)[];
 }
 
@@ -96,19 +100,46 @@ function messageHeader(message: AgentMessage | LlmMessage, index: number, c: Col
 }
 
 export function formatContext(context: ContextJson, c: Colors, limits: BodyLimits = SHORT): string {
-  let tokens = 0;
-  for (const m of context.messages) tokens += estimateTokens(m as AgentMessage);
   const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "none";
   const out = [
     c.bold(
-      `context at leaf ${context.leafId ?? "(none)"}: ${formatCount(context.messages.length)} ${context.llm ? "LLM " : ""}messages, ` +
-        `~${formatCount(tokens)} tokens (estimated), thinking ${context.thinkingLevel}, model ${model}`,
+      `context at leaf ${context.leafId ?? "(none)"}: ${formatCount(context.messageCount)} ${context.llm ? "LLM " : ""}messages, ` +
+        `~${formatCount(context.estimatedTokens)} tokens (estimated), thinking ${context.thinkingLevel}, model ${model}`,
     ),
   ];
+  const skipped = context.messageCount - context.messages.length;
+  if (skipped > 0) out.push(c.dim(`… ${formatCount(skipped)} earlier ${skipped === 1 ? "message" : "messages"} not shown`));
   context.messages.forEach((message, i) => {
-    out.push("", messageHeader(message, i, c), messageBody(message, c, limits));
+    out.push("", messageHeader(message, skipped + i, c), messageBody(message, c, limits));
   });
   return out.join("\n");
+}
+
+/** The context at a leaf as `context` reports it; `last` keeps only the newest messages. */
+export function contextReport(
+  context: SessionContext,
+  leafId: string | null,
+  options: { llm?: boolean; last?: number } = {},
+): ContextJson {
+  const messages: (AgentMessage | LlmMessage)[] = options.llm ? convertToLlm(context.messages) : context.messages;
+  let estimatedTokens = 0;
+  for (const m of messages) estimatedTokens += estimateTokens(m as AgentMessage);
+  const shown = options.last !== undefined ? messages.slice(Math.max(0, messages.length - options.last)) : messages;
+  return {
+    leafId,
+    thinkingLevel: context.thinkingLevel,
+    model: context.model,
+    llm: options.llm === true,
+    messageCount: messages.length,
+    estimatedTokens,
+    messages: shown,
+  };
+}
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number, 0 or more");
+  return n;
 }
 
 export function register(program: Command): void {
@@ -118,20 +149,14 @@ export function register(program: Command): void {
     .argument("<file>", "session file (.jsonl)")
     .option("--leaf <id>", "build the context at this entry instead of the current leaf (unique id prefix accepted)")
     .option("--llm", "show messages after convertToLlm (what the provider receives)")
+    .option("--last <n>", "show only the newest N messages (counts and tokens still cover all)", parseCount)
     .option("--full", "do not truncate long messages")
-    .option("--json", "print stable JSON: {leafId, thinkingLevel, model, llm, messages}")
+    .option("--json", "print stable JSON: {leafId, thinkingLevel, model, llm, messageCount, estimatedTokens, messages}")
     .action(
-      runAction((path: string, options: { leaf?: string; llm?: boolean; full?: boolean; json?: boolean }) => {
+      runAction((path: string, options: { leaf?: string; llm?: boolean; last?: number; full?: boolean; json?: boolean }) => {
         const session = openForReading(path);
         const leafId = options.leaf !== undefined ? resolveEntryId(session, options.leaf) : session.getLeafId();
-        const context = session.buildSessionContext(leafId);
-        const result: ContextJson = {
-          leafId,
-          thinkingLevel: context.thinkingLevel,
-          model: context.model,
-          llm: options.llm === true,
-          messages: options.llm ? convertToLlm(context.messages) : context.messages,
-        };
+        const result = contextReport(session.buildSessionContext(leafId), leafId, options);
         if (options.json) printJson(result);
         else print(formatContext(result, colors(), options.full ? FULL : SHORT));
       }),
