@@ -54,9 +54,20 @@ export function formatFileOperations(readFiles: readonly string[], modifiedFiles
   return sections.length === 0 ? "" : `\n\n${sections.join("\n\n")}`;
 }
 
-/** Strips a trailing file-operations block from a summary (to avoid appending it twice). */
+/**
+ * Removes the trailing file-operation tags from a stored summary, so a summary that is carried
+ * over (or handed to the model as the previous summary) does not get a second set appended.
+ * Reads bonsai's and pi's layout and oh-my-pi's (tags glued to the text and to each other).
+ */
 export function stripFileOperations(summary: string): string {
-  return summary.replace(/(\n\n<read-files>\n[\s\S]*?\n<\/read-files>)?(\n\n<modified-files>\n[\s\S]*?\n<\/modified-files>)?\s*$/, (m) =>
-    m.trim() === "" ? m : "",
-  );
+  let text = summary.trimEnd();
+  let stripped = false;
+  for (const tag of ["modified-files", "read-files"]) {
+    if (!text.endsWith(`</${tag}>`)) continue;
+    const open = text.lastIndexOf(`<${tag}>`);
+    if (open < 0) continue;
+    text = text.slice(0, open).trimEnd();
+    stripped = true;
+  }
+  return stripped ? text : summary;
 }

@@ -445,6 +445,18 @@ export class SessionManager {
   // ---------------------------------------------------------------- rewriting
 
   /**
+   * Replaces the message of a message entry in memory (pruning and restoring tool output); the
+   * entry keeps its id, parent and place. Nothing is written: call rewriteFile() to persist.
+   */
+  replaceMessage(entryId: string, message: AgentMessage): void {
+    if (this.sessionFile && !this.writer) throw new Error(`${this.sessionFile}: session was opened read-only`);
+    const entry = this.index.get(entryId);
+    if (!entry) throw new Error(`Entry ${entryId} not found`);
+    if (entry.type !== "message") throw new Error(`Entry ${entryId} is a ${entry.type} entry, not a message`);
+    entry.message = message;
+  }
+
+  /**
    * Rewrites the whole file from memory, atomically (after pruning or renaming). Lines that were
    * skipped on load are not in memory, and bytes that were not UTF-8 were read as replacement
    * characters, so in either case the original is kept as a backup first.

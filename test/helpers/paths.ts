@@ -73,3 +73,6 @@ export const compaction = (summary: string, firstKept: string, details?: unknown
 export function path(...specs: Spec[]): SessionEntry[] {
   return specs.map((spec, i) => ({ ...spec, id: `e${i}`, parentId: i === 0 ? null : `e${i - 1}`, timestamp: iso(i) }) as unknown as SessionEntry);
 }
+
+/** The message a `message` spec holds (for appending it to a SessionManager). */
+export const messageOf = (spec: Spec): AgentMessage => (spec as unknown as { message: AgentMessage }).message;

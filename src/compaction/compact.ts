@@ -1,0 +1,260 @@
+/**
+ * compact(): turns a prepared compaction into its summary. The history (and, for a split turn,
+ * the turn's beginning, in parallel) is summarized by the given Summarizer; an optional short
+ * summary follows; the cumulative file lists are appended. Nothing is written here: the caller
+ * appends the result with SessionManager.appendCompaction.
+ */
+import { convertToLlm } from "../messages/convert.js";
+import { serializeConversation } from "../messages/serialize.js";
+import type { AgentMessage } from "../messages/types.js";
+import { assembleSummaryPrompt } from "../prompts/assemble.js";
+import {
+  CHUNK_SUMMARY_PROMPT,
+  COMPACTION_SYSTEM_PROMPT,
+  INITIAL_SUMMARY_PROMPT,
+  MERGE_SUMMARIES_PROMPT,
+  MERGE_TURN_PREFIX_PROMPT,
+  NO_PRIOR_HISTORY,
+  SHORT_SUMMARY_PROMPT,
+  SPLIT_TURN_HEADING,
+  TURN_PREFIX_PROMPT,
+  UPDATE_SUMMARY_PROMPT,
+} from "../prompts/compaction.js";
+import type { FileLists } from "../session/types.js";
+import { SummarizationAbortedError, type SummarizeResult, type Summarizer } from "../summarizer/types.js";
+import { estimateTextTokens, outputBudget, promptBudget, summarizeConversation } from "./chunking.js";
+import { computeFileLists, formatFileOperations, stripFileOperations } from "./file-ops.js";
+import type { CompactionPreparation } from "./prepare.js";
+import { summaryTokenBudgets } from "./settings.js";
+
+export type CompactionDetails = FileLists;
+
+export interface CompactionResult {
+  summary: string;
+  shortSummary?: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  details: CompactionDetails;
+}
+
+export interface CompactOptions {
+  /** the user's focus for this summary ("Additional focus: …") */
+  customInstructions?: string;
+  /** cancels every summarizer call; compact() then rejects with SummarizationAbortedError */
+  signal?: AbortSignal;
+  /** replaces the history summary's instructions (from a session.compacting hook) */
+  promptOverride?: string;
+  /** extra lines for the history and short summaries (from a session.compacting hook) */
+  extraContext?: readonly string[];
+  /** also produce a one-paragraph short summary (default true); its failure never fails the compaction */
+  shortSummary?: boolean;
+  /** hears problems that do not stop the compaction (a failed short summary) */
+  onWarning?: (message: string) => void;
+  /** longest tool result sent to the summarizer whole, in characters */
+  maxToolResultChars?: number;
+}
+
+/** Serialized conversation, one part per message (chunking splits between parts). */
+export function serializeParts(messages: readonly AgentMessage[], maxToolResultChars?: number): string[] {
+  const options = maxToolResultChars !== undefined ? { maxToolResultChars } : {};
+  const parts: string[] = [];
+  for (const message of convertToLlm(messages)) {
+    const text = serializeConversation([message], options);
+    if (text) parts.push(text);
+  }
+  return parts;
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A summarizer failure as the caller sees it: the user's cancellation stays one, anything else
+ * (a summarizer's own timeout included) gets the prefix saying which summary failed.
+ */
+function failure(error: unknown, prefix: string, userSignal: AbortSignal | undefined): Error {
+  if (userSignal?.aborted) return new SummarizationAbortedError();
+  return new Error(`${prefix}: ${errorText(error)}`, { cause: error });
+}
+
+function nonEmpty(result: SummarizeResult): SummarizeResult {
+  if (!result.text.trim()) throw new Error("the summarizer returned an empty summary");
+  return { ...result, text: result.text.trim() };
+}
+
+export async function compact(
+  preparation: CompactionPreparation,
+  summarizer: Summarizer,
+  options: CompactOptions = {},
+): Promise<CompactionResult> {
+  const userSignal = options.signal;
+  if (userSignal?.aborted) throw new SummarizationAbortedError();
+  if (!preparation.firstKeptEntryId) throw new Error("First kept entry has no id: run `bonsai migrate` on the session first");
+
+  // One controller for this compaction: the user's abort reaches every call, and when one of two
+  // parallel calls fails, the other is stopped instead of running on for nothing.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  userSignal?.addEventListener("abort", abort, { once: true });
+  try {
+    return await run(preparation, summarizer, options, controller);
+  } finally {
+    userSignal?.removeEventListener("abort", abort);
+  }
+}
+
+async function run(
+  preparation: CompactionPreparation,
+  summarizer: Summarizer,
+  options: CompactOptions,
+  controller: AbortController,
+): Promise<CompactionResult> {
+  const signal = controller.signal;
+  const userSignal = options.signal;
+  const budgets = summaryTokenBudgets(preparation.settings.reserveTokens);
+  const reasoning = summarizer.reasoning ? ("high" as const) : undefined;
+  // The stored summary ends with file tags; they are re-derived below, so the model never sees them twice.
+  const previousSummary = preparation.previousSummary ? stripFileOperations(preparation.previousSummary) : undefined;
+  const extraContext = options.extraContext ?? [];
+
+  const guard = async <T>(work: Promise<T>, prefix: string): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      controller.abort();
+      throw failure(error, prefix, userSignal);
+    }
+  };
+
+  const history = (): Promise<SummarizeResult> =>
+    guard(
+      summarizeConversation({
+        summarizer,
+        systemPrompt: COMPACTION_SYSTEM_PROMPT,
+        parts: serializeParts(preparation.messagesToSummarize, options.maxToolResultChars),
+        buildPrompt: (conversation) =>
+          assembleSummaryPrompt({
+            conversation,
+            previousSummary,
+            extraContext,
+            instructions: options.promptOverride ?? (previousSummary ? UPDATE_SUMMARY_PROMPT : INITIAL_SUMMARY_PROMPT),
+            customInstructions: options.customInstructions,
+          }),
+        buildChunkPrompt: (conversation) =>
+          assembleSummaryPrompt({ conversation, instructions: CHUNK_SUMMARY_PROMPT, customInstructions: options.customInstructions }),
+        buildMergePrompt: (partialSummaries, final) =>
+          assembleSummaryPrompt({
+            previousSummary: final ? previousSummary : undefined,
+            partialSummaries,
+            extraContext: final ? extraContext : [],
+            instructions: MERGE_SUMMARIES_PROMPT,
+            customInstructions: options.customInstructions,
+          }),
+        maxTokens: budgets.history,
+        reasoning,
+        signal,
+        purpose: "history",
+      }).then(nonEmpty),
+      "Summarization failed",
+    );
+
+  const turnPrefix = (): Promise<SummarizeResult> =>
+    guard(
+      summarizeConversation({
+        summarizer,
+        systemPrompt: COMPACTION_SYSTEM_PROMPT,
+        parts: serializeParts(preparation.turnPrefixMessages, options.maxToolResultChars),
+        buildPrompt: (conversation) => assembleSummaryPrompt({ conversation, instructions: TURN_PREFIX_PROMPT }),
+        buildChunkPrompt: (conversation) => assembleSummaryPrompt({ conversation, instructions: TURN_PREFIX_PROMPT }),
+        buildMergePrompt: (partialSummaries) =>
+          assembleSummaryPrompt({ partialSummaries, instructions: MERGE_TURN_PREFIX_PROMPT }),
+        maxTokens: budgets.turnPrefix,
+        reasoning,
+        signal,
+        purpose: "turn-prefix",
+      }).then(nonEmpty),
+      "Turn prefix summarization failed",
+    );
+
+  // Nothing older to summarize: keep what the previous compaction said (DESIGN decision 2).
+  const olderHistory = (): Promise<SummarizeResult> =>
+    preparation.messagesToSummarize.length > 0
+      ? history()
+      : Promise.resolve({ text: previousSummary ?? NO_PRIOR_HISTORY });
+
+  let summary: string;
+  let remoteShortSummary: string | undefined;
+  if (preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0) {
+    const [older, prefix] = await Promise.all([olderHistory(), turnPrefix()]);
+    summary = `${older.text}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${prefix.text}`;
+    remoteShortSummary = older.shortSummary;
+  } else {
+    const older = await olderHistory();
+    summary = older.text;
+    remoteShortSummary = older.shortSummary;
+  }
+  if (userSignal?.aborted) throw new SummarizationAbortedError();
+
+  let shortSummary: string | undefined;
+  if (options.shortSummary !== false) {
+    shortSummary = remoteShortSummary?.trim() || (await generateShortSummary(preparation, summary, summarizer, options, signal));
+  }
+
+  const { readFiles, modifiedFiles } = computeFileLists(preparation.fileOps);
+  const result: CompactionResult = {
+    summary: summary + formatFileOperations(readFiles, modifiedFiles),
+    firstKeptEntryId: preparation.firstKeptEntryId,
+    tokensBefore: preparation.tokensBefore,
+    details: { readFiles, modifiedFiles },
+  };
+  if (shortSummary) result.shortSummary = shortSummary;
+  return result;
+}
+
+/**
+ * Two or three sentences on what the kept part of the session changed, read with the new summary.
+ * Optional (DESIGN decision 7): a failure is reported and the compaction goes on without it.
+ */
+async function generateShortSummary(
+  preparation: CompactionPreparation,
+  summary: string,
+  summarizer: Summarizer,
+  options: CompactOptions,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const maxTokens = summaryTokenBudgets(preparation.settings.reserveTokens).short;
+  const build = (parts: readonly string[]) =>
+    assembleSummaryPrompt({
+      conversation: parts.join("\n\n"),
+      previousSummary: summary,
+      extraContext: options.extraContext ?? [],
+      instructions: SHORT_SUMMARY_PROMPT,
+    });
+  let parts = serializeParts(preparation.recentMessages, options.maxToolResultChars);
+  const window = summarizer.contextWindow;
+  if (window > 0) {
+    // The newest messages say most about what changed: drop the oldest until the prompt fits.
+    const budget = promptBudget(window, maxTokens, COMPACTION_SYSTEM_PROMPT);
+    let size = estimateTextTokens(build(parts));
+    let first = 0;
+    while (size > budget && first < parts.length) {
+      size -= estimateTextTokens(parts[first]);
+      first++;
+    }
+    parts = parts.slice(first);
+  }
+  try {
+    const result = await summarizer.summarize({
+      systemPrompt: COMPACTION_SYSTEM_PROMPT,
+      prompt: build(parts),
+      maxTokens: outputBudget(maxTokens, window),
+      purpose: "short",
+      signal,
+      ...(summarizer.reasoning ? { reasoning: "high" as const } : {}),
+    });
+    return result.text.trim() || undefined;
+  } catch (error) {
+    if (options.signal?.aborted) throw new SummarizationAbortedError();
+    options.onWarning?.(`Short summary failed: ${errorText(error)}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Pruning a stored session without losing anything (DESIGN.md section 4): before a tool result's
+ * content is replaced by its notice, the original goes to an append-only sidecar file next to the
+ * session, `<session>.pruned.jsonl`, one line per entry, synced to disk before the session file is
+ * rewritten. Restoring puts the originals back.
+ */
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import type { ImageContent, TextContent, ToolResultMessage } from "../messages/types.js";
+import { contextFromPath } from "../session/context.js";
+import type { SessionManager } from "../session/manager.js";
+import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "./prune.js";
+import { estimateTokens } from "./tokens.js";
+
+export interface PrunedRecord {
+  entryId: string;
+  /** ms epoch, equal to the entry's `prunedAt` */
+  prunedAt: number;
+  toolName: string;
+  toolCallId: string;
+  /** estimated tokens of the original */
+  tokens: number;
+  /** the original content */
+  content: (TextContent | ImageContent)[];
+}
+
+export function prunedArchivePath(sessionFile: string): string {
+  return `${sessionFile}.pruned.jsonl`;
+}
+
+/** Appends records in one write and syncs; a torn last line from a crash is closed off first. */
+export function appendPrunedRecords(archivePath: string, records: readonly PrunedRecord[]): void {
+  if (records.length === 0) return;
+  const fd = openSync(archivePath, "a+", 0o644);
+  try {
+    const size = fstatSync(fd).size;
+    let prefix = "";
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) prefix = "\n";
+    }
+    const data = Buffer.from(prefix + records.map((r) => `${JSON.stringify(r)}\n`).join(""), "utf8");
+    let written = 0;
+    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every readable record, oldest first; unreadable lines (a torn last line) are reported and skipped. */
+export function readPrunedRecords(archivePath: string, onWarning?: (message: string) => void): PrunedRecord[] {
+  if (!existsSync(archivePath)) return [];
+  const records: PrunedRecord[] = [];
+  const lines = readFileSync(archivePath, "utf8").split("\n");
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      const record = JSON.parse(line) as PrunedRecord;
+      if (typeof record.entryId === "string" && Array.isArray(record.content)) records.push(record);
+      else onWarning?.(`${archivePath}:${i + 1}: not a pruned-output record, skipped`);
+    } catch {
+      onWarning?.(`${archivePath}:${i + 1}: unreadable line, skipped`);
+    }
+  });
+  return records;
+}
+
+/**
+ * The entries of a path whose messages are in its context: after the latest compaction, plus
+ * what that compaction kept before it. Pruning anything older saves nothing.
+ */
+export function entriesInContext(path: readonly SessionEntry[]): SessionEntry[] {
+  let compaction = -1;
+  for (let i = path.length - 1; i >= 0 && compaction < 0; i--) if (path[i].type === "compaction") compaction = i;
+  if (compaction < 0) return [...path];
+  const firstKept = path.findIndex((e) => e.id === (path[compaction] as CompactionEntry).firstKeptEntryId);
+  const kept = firstKept >= 0 && firstKept < compaction ? path.slice(firstKept, compaction) : [];
+  return [...kept.filter((e) => e.type !== "compaction"), ...path.slice(compaction + 1)];
+}
+
+export interface PruneSessionOptions {
+  config?: Partial<PruneConfig>;
+  /** plan only: nothing is archived or rewritten */
+  dryRun?: boolean;
+  /** the time recorded as prunedAt (default: the clock) */
+  now?: number;
+}
+
+export interface PruneSessionResult {
+  prunedCount: number;
+  tokensSaved: number;
+  /** estimated context tokens before and after */
+  contextTokensBefore: number;
+  contextTokensAfter: number;
+  candidates: PruneCandidate[];
+  /** where the originals went; undefined for an in-memory session or a dry run */
+  archivePath?: string;
+  dryRun: boolean;
+}
+
+const estimateContext = (session: SessionManager): number =>
+  contextFromPath(session.getBranch()).messages.reduce((sum, m) => sum + estimateTokens(m), 0);
+
+/**
+ * Prunes old tool output on the session's current branch. The originals are archived and synced
+ * first, then the session file is rewritten atomically; nothing is written when nothing qualifies.
+ * An in-memory session has no file to archive next to: its originals are simply replaced.
+ */
+export function pruneSession(session: SessionManager, options: PruneSessionOptions = {}): PruneSessionResult {
+  const config = { ...DEFAULT_PRUNE_CONFIG, ...options.config };
+  const contextTokensBefore = estimateContext(session);
+  const entries = entriesInContext(session.getBranch());
+  const plan = planPruning(entries, config);
+  const result: PruneSessionResult = {
+    prunedCount: plan.candidates.length,
+    tokensSaved: plan.tokensSaved,
+    contextTokensBefore,
+    contextTokensAfter: contextTokensBefore - plan.tokensSaved,
+    candidates: plan.candidates,
+    dryRun: options.dryRun === true,
+  };
+  if (options.dryRun || plan.candidates.length === 0) return result;
+
+  const prunedAt = options.now ?? Date.now();
+  const originals = plan.candidates.map((c) => ({
+    candidate: c,
+    message: (entries[c.index] as SessionEntry & { message: ToolResultMessage }).message,
+  }));
+  // Replacing a message by itself changes nothing but throws for a read-only session: refuse
+  // before anything is archived.
+  for (const { candidate, message } of originals) session.replaceMessage(candidate.entryId, message);
+  const file = session.getSessionFile();
+  if (file) {
+    result.archivePath = prunedArchivePath(file);
+    appendPrunedRecords(
+      result.archivePath,
+      originals.map(({ candidate, message }) => ({
+        entryId: candidate.entryId,
+        prunedAt,
+        toolName: message.toolName,
+        toolCallId: message.toolCallId,
+        tokens: candidate.tokens,
+        content: message.content,
+      })),
+    );
+  }
+  replaceAndPersist(
+    session,
+    originals.map(({ candidate, message }) => ({
+      entryId: candidate.entryId,
+      before: message,
+      after: prunedToolResult(message, candidate.tokens, prunedAt),
+    })),
+  );
+  result.contextTokensAfter = estimateContext(session);
+  return result;
+}
+
+/** Swaps messages and rewrites the file; if the rewrite fails, memory goes back to match the file. */
+function replaceAndPersist(
+  session: SessionManager,
+  changes: readonly { entryId: string; before: ToolResultMessage; after: ToolResultMessage }[],
+): void {
+  for (const change of changes) session.replaceMessage(change.entryId, change.after);
+  try {
+    session.rewriteFile();
+  } catch (error) {
+    for (const change of changes) session.replaceMessage(change.entryId, change.before);
+    throw error;
+  }
+}
+
+export interface RestoreResult {
+  restored: string[];
+  /** requested ids that are not pruned or have no archived original */
+  notRestored: { entryId: string; reason: string }[];
+}
+
+/**
+ * Puts archived originals back into pruned tool results (all of them, or `entryIds`), then
+ * rewrites the session atomically. The archive is left as it is, so a later prune can archive again.
+ */
+export function restorePrunedOutputs(
+  session: SessionManager,
+  options: { entryIds?: readonly string[]; onWarning?: (message: string) => void } = {},
+): RestoreResult {
+  const file = session.getSessionFile();
+  const latest = new Map<string, PrunedRecord>();
+  if (file) for (const record of readPrunedRecords(prunedArchivePath(file), options.onWarning)) latest.set(record.entryId, record);
+
+  const wanted = options.entryIds ?? [...latest.keys()];
+  const result: RestoreResult = { restored: [], notRestored: [] };
+  const changes: { entryId: string; before: ToolResultMessage; after: ToolResultMessage }[] = [];
+  for (const entryId of wanted) {
+    const entry = session.getEntry(entryId);
+    const record = latest.get(entryId);
+    if (entry?.type !== "message" || entry.message.role !== "toolResult") {
+      result.notRestored.push({ entryId, reason: entry ? "not a tool result" : "no such entry" });
+    } else if (entry.message.prunedAt === undefined) {
+      if (options.entryIds) result.notRestored.push({ entryId, reason: "not pruned" });
+    } else if (!record) {
+      result.notRestored.push({ entryId, reason: "no archived original" });
+    } else {
+      const { prunedAt: _pruned, ...rest } = entry.message;
+      changes.push({ entryId, before: entry.message, after: { ...rest, content: record.content } });
+      result.restored.push(entryId);
+    }
+  }
+  if (changes.length > 0) replaceAndPersist(session, changes);
+  return result;
+}
