@@ -8,11 +8,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { type Context, fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
 import type { AgentMessage, AssistantMessage } from "../src/messages/types.js";
 import { BRANCH_SUMMARY_PREAMBLE } from "../src/prompts/branch.js";
 import { SessionManager } from "../src/session/manager.js";
 import { navigateTree, type TreePreparation } from "../src/session/navigate.js";
 import { CHECKOUT_CUSTOM_TYPE } from "../src/session/types.js";
+import { extractiveSummarizer } from "../src/summarizer/extractive.js";
+import { piAiSummarizer } from "../src/summarizer/pi-ai.js";
 import { SummarizationAbortedError, type SummarizeRequest, type Summarizer } from "../src/summarizer/types.js";
 
 const ZERO_USAGE = {
@@ -391,5 +394,77 @@ describe("navigateTree on a session file", () => {
     assert.equal(session.getLeafId(), a3);
     session.close();
     assert.deepEqual(readFileSync(file), before);
+  });
+});
+
+describe("navigateTree with the faux provider and the extractive summarizer standing in for a model", () => {
+  const promptOf = (context: Context) => {
+    const content = context.messages[0]?.content;
+    return typeof content === "string" ? content : "";
+  };
+  /** The summary text between the preamble and the file tags. */
+  const body = (summary: string) => summary.slice(BRANCH_SUMMARY_PREAMBLE.length).split("\n\n<")[0].trim();
+
+  it("custom instructions reach the model: '3 words' gives a summary of fewer than 20 words", async () => {
+    const faux = registerFauxProvider({ models: [{ id: "faux-branch", contextWindow: 64_000 }] });
+    try {
+      // The stand-in obeys a word limit only when the instructions carry one.
+      faux.setResponses([
+        (context) =>
+          fauxAssistantMessage(
+            promptOf(context).includes("Additional focus: 3 words")
+              ? "Explored second question."
+              : `## Goal\n${"Answer the second question thoroughly and record every detail. ".repeat(5)}`,
+          ),
+      ]);
+      const { session, a1 } = memory();
+      const result = await navigateTree(session, a1, {
+        summarize: true,
+        summarizer: piAiSummarizer(faux.getModel()),
+        customInstructions: "3 words",
+      });
+      const words = body(result.summaryEntry?.summary ?? "").split(/\s+/).filter(Boolean);
+      assert.ok(words.length > 0 && words.length < 20, `${words.length} words`);
+      assert.equal(faux.state.callCount, 1);
+    } finally {
+      faux.unregister();
+    }
+  });
+
+  it("aborting a streaming model after 100 ms cancels with no entry and the leaf unchanged", async () => {
+    const faux = registerFauxProvider({ models: [{ id: "faux-slow" }], tokensPerSecond: 20 });
+    try {
+      faux.setResponses([fauxAssistantMessage("## Goal\n" + "slowly streamed words ".repeat(200))]);
+      const { session, u1, a2 } = memory();
+      const count = session.getEntries().length;
+      const controller = new AbortController();
+      const started = Date.now();
+      const pending = navigateTree(session, u1, {
+        summarize: true,
+        summarizer: piAiSummarizer(faux.getModel()),
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(), 100);
+      const result = await pending;
+      assert.deepEqual(result, { cancelled: true, aborted: true, newLeafId: a2, oldLeafId: a2 });
+      assert.ok(Date.now() - started < 5000, "the abort ended the stream early");
+      assert.equal(session.getEntries().length, count);
+      assert.equal(session.getLeafId(), a2);
+    } finally {
+      faux.unregister();
+    }
+  });
+
+  it("across branches with the extractive summarizer: the side branch's request and files in the summary", async () => {
+    const { session, a1, u2 } = memory(true);
+    const result = await navigateTree(session, u2, { summarize: true, summarizer: extractiveSummarizer() });
+    assert.equal(result.editorText, "second question");
+    const summary = result.summaryEntry;
+    assert.ok(summary);
+    assert.equal(summary.parentId, a1);
+    assert.ok(summary.summary.startsWith(`${BRANCH_SUMMARY_PREAMBLE}\n\n`));
+    assert.match(body(summary.summary), /## Goal[\s\S]*side question/);
+    assert.ok(!summary.summary.includes("second question"));
+    assert.ok(summary.summary.endsWith("<read-files>\nsrc/side.ts\n</read-files>"));
   });
 });
