@@ -169,6 +169,11 @@ describe("bonsai checkout", () => {
     assert.match(human.stdout, /common ancestor: aaaa0002/);
     assert.match(human.stdout, /2 messages, \d+ tokens would be summarized/);
     assert.match(human.stdout, /modified files: src\/lexer\.ts/);
+
+    // a window smaller than the reserve: half the window, never an unlimited budget
+    const small = await bonsai(["checkout", file, "bbbb0001", "--dry-run", "--json", "--context-window", "3000"]);
+    assert.equal(small.code, 0, small.stderr);
+    assert.equal(JSON.parse(small.stdout).budget, 1500);
     assert.deepEqual(readFileSync(file), before);
   });
 

@@ -266,6 +266,21 @@ interface CommandOptions extends SummarizerOptionValues {
   json?: boolean;
 }
 
+/**
+ * The summarizer window a dry run budgets with. Only a configured model's is worth resolving,
+ * and a dry run must work without its API key: then the default window is assumed, with a warning.
+ */
+async function previewWindow(options: CommandOptions): Promise<number> {
+  if (options.contextWindow) return options.contextWindow;
+  if (!(options.model || options.baseUrl || options.remote)) return 0;
+  try {
+    return (await summarizerFromOptions(options, () => {})).contextWindow;
+  } catch (error) {
+    warn(`${error instanceof Error ? error.message : String(error)}; the budget assumes a 128,000-token window`);
+    return 0;
+  }
+}
+
 /** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
 const INTERRUPTED = 130;
 
@@ -287,10 +302,7 @@ export function register(program: Command): void {
         warn("--instructions has no effect without --summarize");
       }
       if (options.dryRun) {
-        // The window decides the budget; only a configured model's is worth resolving.
-        const configured = options.model || options.baseUrl || options.remote || options.contextWindow;
-        const window = configured ? (await summarizerFromOptions(options, () => {})).contextWindow : 0;
-        const preview = previewCheckout(path, id, window);
+        const preview = previewCheckout(path, id, await previewWindow(options));
         if (options.json) printJson(preview);
         else print(formatPreview(preview, c));
         return;
