@@ -75,3 +75,41 @@ export {
   type TreePreparation,
   type BeforeTreeResult,
 } from "./session/navigate.js";
+
+// AgentSession: orchestration over pi-agent-core's Agent, hooks, settings, retries
+export {
+  AgentSession,
+  AUTO_CONTINUE_PROMPT,
+  type AgentSessionOptions,
+} from "./agent/agent-session.js";
+export { CompactionError, type CompactionErrorCode, validateHookCompaction } from "./agent/compaction-run.js";
+export type {
+  AgentSessionEvent,
+  AgentSessionListener,
+  AutoCompactionReason,
+  BeforeCompactResult,
+  CompactingResult,
+  CompactionReason,
+  HookCompaction,
+  SessionCompactionResult,
+  SessionHookEvents,
+  SessionHookName,
+} from "./agent/events.js";
+export { HookRunner, type HookError, type HookHandler } from "./agent/hooks.js";
+export { backoffDelay, isRetryableError, parseRetryAfter, planSummarizerRetry } from "./agent/retry.js";
+export { checkCompaction, isOverflow, shouldAutoContinue, type CompactionTrigger } from "./agent/overflow.js";
+export { selectCandidates, parseModelRef } from "./agent/candidates.js";
+export {
+  DEFAULT_SETTINGS,
+  loadSettings,
+  mergeSettings,
+  parseSettings,
+  resolveSettings,
+  settingsPaths,
+  SettingsError,
+  type Settings,
+  type SettingsInput,
+  type BranchSummarySettings,
+  type RetrySettings,
+  type LoadSettingsOptions,
+} from "./config/settings.js";

@@ -1,0 +1,220 @@
+/**
+ * One compaction of a session, from plan to stored entry: the before-compact hook (which may
+ * cancel or supply the compaction, validated per decision 8), the compacting hook (prompt
+ * override, extra context, preserved data), the summarizer with per-candidate retries and
+ * fallback (decision 11), the append, and the after-compact hook with the entry found by id.
+ * AgentSession decides when to call this; this module decides how a compaction goes.
+ */
+import { type CompactionResult, compact } from "../compaction/compact.js";
+import { type CompactionPreparation, planCompaction } from "../compaction/prepare.js";
+import { summaryTokenBudgets } from "../compaction/settings.js";
+import type { Settings } from "../config/settings.js";
+import type { SessionManager } from "../session/manager.js";
+import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.js";
+import { requiredContextWindow } from "./candidates.js";
+import type {
+  AgentSessionEvent,
+  CompactingResult,
+  CompactionReason,
+  HookCompaction,
+  SessionCompactionResult,
+  SessionHookEvents,
+} from "./events.js";
+import type { HookRunner } from "./hooks.js";
+import { estimateMessagesTokens } from "./overflow.js";
+import { planSummarizerRetry, SleepAbortedError, sleep } from "./retry.js";
+
+export type CompactionErrorCode = "already-compacted" | "nothing-to-compact" | "cancelled" | "invalid-hook-result" | "failed";
+
+export class CompactionError extends Error {
+  constructor(
+    readonly code: CompactionErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "CompactionError";
+  }
+}
+
+export interface CompactionRunContext {
+  sessionManager: SessionManager;
+  hooks: HookRunner<SessionHookEvents>;
+  settings: Settings;
+  /** summarizers to try, best first, for a request needing `requiredTokens` of context window */
+  candidates: (requiredTokens: number) => Promise<Summarizer[]>;
+  emit: (event: AgentSessionEvent) => void;
+  now: () => number;
+}
+
+export interface CompactionRunOptions {
+  reason: CompactionReason;
+  customInstructions?: string;
+  signal: AbortSignal;
+}
+
+export interface CompactionOutcome {
+  result: SessionCompactionResult;
+  entry: CompactionEntry;
+  fromExtension: boolean;
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const cancelled = () => new CompactionError("cancelled", "Compaction cancelled");
+
+/** Throws a clear error when a hook's compaction could not be stored as it is. */
+export function validateHookCompaction(value: unknown, branch: readonly SessionEntry[]): HookCompaction {
+  const problem = (what: string) =>
+    new CompactionError("invalid-hook-result", `session_before_compact hook returned an invalid compaction: ${what}`);
+  if (typeof value !== "object" || value === null) throw problem("expected an object");
+  const c = value as Partial<Record<keyof HookCompaction, unknown>>;
+  if (typeof c.summary !== "string" || c.summary.trim() === "") throw problem("summary must be a non-empty string");
+  if (typeof c.firstKeptEntryId !== "string") throw problem("firstKeptEntryId must be a string");
+  const kept = branch.find((e) => e.id === c.firstKeptEntryId);
+  if (!kept) {
+    throw problem(
+      `firstKeptEntryId "${c.firstKeptEntryId}" is not on the current branch; use preparation.firstKeptEntryId or an id from branchEntries`,
+    );
+  }
+  if (kept.type === "compaction") throw problem(`firstKeptEntryId "${c.firstKeptEntryId}" is a compaction entry`);
+  if (typeof c.tokensBefore !== "number" || !Number.isFinite(c.tokensBefore) || c.tokensBefore < 0) {
+    throw problem("tokensBefore must be a non-negative number");
+  }
+  if (c.shortSummary !== undefined && typeof c.shortSummary !== "string") throw problem("shortSummary must be a string");
+  if (c.preserveData !== undefined && (typeof c.preserveData !== "object" || c.preserveData === null)) {
+    throw problem("preserveData must be an object");
+  }
+  return c as HookCompaction;
+}
+
+/** Several compacting hooks: context lines add up, the last prompt wins, preserved data merges. */
+export function combineCompactingResults(results: readonly CompactingResult[]): CompactingResult {
+  const combined: CompactingResult = {};
+  for (const result of results) {
+    if (Array.isArray(result.context)) combined.context = [...(combined.context ?? []), ...result.context.map(String)];
+    if (typeof result.prompt === "string") combined.prompt = result.prompt;
+    if (result.preserveData && typeof result.preserveData === "object") {
+      combined.preserveData = { ...combined.preserveData, ...result.preserveData };
+    }
+  }
+  return combined;
+}
+
+/** Tokens a summarizer's window must hold for this preparation in one request. */
+function requiredTokens(preparation: CompactionPreparation): number {
+  const input =
+    estimateMessagesTokens(preparation.messagesToSummarize) +
+    estimateMessagesTokens(preparation.turnPrefixMessages) +
+    Math.ceil((preparation.previousSummary?.length ?? 0) / 4);
+  return requiredContextWindow(input, summaryTokenBudgets(preparation.settings.reserveTokens).history);
+}
+
+/** Summarizes with each candidate in turn, retrying transient failures with backoff. */
+async function summarizeWithFallback(
+  ctx: CompactionRunContext,
+  preparation: CompactionPreparation,
+  options: CompactionRunOptions,
+  compacting: CompactingResult,
+): Promise<CompactionResult> {
+  const candidates = await ctx.candidates(requiredTokens(preparation));
+  if (candidates.length === 0) throw new CompactionError("failed", "no summarizer available (no model to summarize with)");
+  let lastError: unknown;
+  for (let i = 0; i < candidates.length; i++) {
+    const summarizer = candidates[i];
+    for (let attempt = 0; ; attempt++) {
+      if (options.signal.aborted) throw cancelled();
+      try {
+        return await compact(preparation, summarizer, {
+          customInstructions: options.customInstructions,
+          signal: options.signal,
+          promptOverride: compacting.prompt,
+          extraContext: compacting.context,
+          onWarning: (message) => ctx.emit({ type: "warning", message }),
+        });
+      } catch (error) {
+        if (options.signal.aborted || error instanceof SummarizationAbortedError) throw cancelled();
+        lastError = error;
+        const plan = planSummarizerRetry({
+          errorText: errorText(error),
+          attempt,
+          retry: ctx.settings.retry,
+          hasNextCandidate: i < candidates.length - 1,
+          now: ctx.now(),
+        });
+        ctx.emit({
+          type: "compaction_retry",
+          summarizer: summarizer.name,
+          attempt,
+          errorMessage: errorText(error),
+          action: plan.action,
+          ...(plan.action === "retry" ? { delayMs: plan.delayMs } : {}),
+        });
+        if (plan.action === "next-candidate") break;
+        try {
+          await sleep(plan.delayMs, options.signal);
+        } catch (sleepError) {
+          if (sleepError instanceof SleepAbortedError) throw cancelled();
+          throw sleepError;
+        }
+      }
+    }
+  }
+  throw new CompactionError("failed", errorText(lastError), { cause: lastError });
+}
+
+/**
+ * Compacts the current branch of `ctx.sessionManager`. Throws CompactionError: "already
+ * compacted", "nothing to compact", "cancelled" (signal or hook), an invalid hook result, or
+ * the last summarizer failure.
+ */
+export async function runCompaction(ctx: CompactionRunContext, options: CompactionRunOptions): Promise<CompactionOutcome> {
+  const { sessionManager: session, hooks } = ctx;
+  const { signal } = options;
+  const branch = session.getBranch();
+  const plan = planCompaction(branch, ctx.settings.compaction);
+  if (!plan.ok) {
+    throw new CompactionError(plan.reason, plan.reason === "already-compacted" ? "Already compacted" : plan.message);
+  }
+  const { preparation } = plan;
+
+  let hookCompaction: HookCompaction | undefined;
+  if (hooks.hasHandlers("session_before_compact")) {
+    const answer = await hooks.run(
+      "session_before_compact",
+      { reason: options.reason, preparation, branchEntries: [...branch], customInstructions: options.customInstructions },
+      signal,
+    );
+    if (answer?.cancel) throw cancelled();
+    if (answer?.compaction) hookCompaction = validateHookCompaction(answer.compaction, branch);
+  }
+  if (signal.aborted) throw cancelled();
+
+  let result: SessionCompactionResult;
+  if (hookCompaction) {
+    result = { ...hookCompaction };
+  } else {
+    let compacting: CompactingResult = {};
+    if (hooks.hasHandlers("session.compacting")) {
+      const messages = [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages];
+      compacting = combineCompactingResults(
+        await hooks.collect("session.compacting", { sessionId: session.getSessionId(), reason: options.reason, messages }, signal),
+      );
+    }
+    const summarized = await summarizeWithFallback(ctx, preparation, options, compacting);
+    result = { ...summarized };
+    if (compacting.preserveData) result.preserveData = compacting.preserveData;
+  }
+  if (signal.aborted) throw cancelled();
+
+  const fromExtension = hookCompaction !== undefined;
+  const extras: { shortSummary?: string; preserveData?: Record<string, unknown> } = {};
+  if (result.shortSummary !== undefined) extras.shortSummary = result.shortSummary;
+  if (result.preserveData !== undefined) extras.preserveData = result.preserveData;
+  const id = session.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromExtension, extras);
+  const entry = session.getEntry(id) as CompactionEntry;
+  if (hooks.hasHandlers("session_compact")) {
+    await hooks.run("session_compact", { reason: options.reason, compactionEntry: entry, fromExtension });
+  }
+  return { result, entry, fromExtension };
+}
