@@ -7,10 +7,12 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { register as registerCheckout } from "./commands/checkout.js";
+import { register as registerCompact } from "./commands/compact.js";
 import { register as registerContext } from "./commands/context.js";
 import { register as registerInfo } from "./commands/info.js";
 import { register as registerLabel } from "./commands/label.js";
 import { register as registerMigrate } from "./commands/migrate.js";
+import { register as registerPrune } from "./commands/prune.js";
 import { register as registerTree } from "./commands/tree.js";
 import { reportError } from "./output.js";
 
@@ -43,6 +45,8 @@ export function buildProgram(): Command {
   registerLabel(program);
   registerMigrate(program);
   registerCheckout(program);
+  registerCompact(program);
+  registerPrune(program);
   return program;
 }
 

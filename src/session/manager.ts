@@ -67,7 +67,7 @@ export class SessionManager {
   private writer: SessionFileWriter | undefined;
   private closed = false;
   /** the file on disk is still this older format (opened with migrate: false): writing would mix formats */
-  private readonly unmigratedVersion: number | undefined;
+  private unmigratedVersion: number | undefined;
   private headerWritten: boolean;
   private readonly issues: LoadIssue[];
   private readonly warn: (message: string) => void;
@@ -467,6 +467,21 @@ export class SessionManager {
     if (this.issues.some((i) => i.skipped || i.kind === "invalid-utf8")) backupFile(this.sessionFile);
     writer.rewrite(toJsonl([this.header, ...this.index.entries]));
     this.headerWritten = true;
+  }
+
+  /**
+   * Writes to disk a migration that `open(…, {migrate: false})` kept in memory (a backup of the
+   * old file first), so the session can be written to. Lets a command decide late, once it knows
+   * it will write, and leave an older file untouched otherwise. Returns the backup's path, or
+   * undefined when there was nothing to migrate.
+   */
+  persistMigration(): string | undefined {
+    if (this.unmigratedVersion === undefined || !this.sessionFile || !this.writer) return undefined;
+    const backupPath = backupFile(this.sessionFile);
+    this.writer.rewrite(toJsonl([this.header, ...this.index.entries]));
+    this.unmigratedVersion = undefined;
+    this.headerWritten = true;
+    return backupPath;
   }
 
   /** Flushes appends to disk (fsync). */
