@@ -5,6 +5,8 @@
  * and abort during a backoff wait.
  */
 import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, test } from "node:test";
 import { type FauxResponseStep, fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { CompactionError } from "../src/agent/compaction-run.js";
@@ -175,5 +177,40 @@ describe("compaction candidates", () => {
     h.session.abortCompaction();
     await assert.rejects(compaction, (e: unknown) => e instanceof CompactionError && e.code === "cancelled");
     assert.ok(Date.now() - started < 1000);
+  });
+});
+
+describe("remote endpoint", () => {
+  test("compaction.remoteEndpoint summarizes instead of the models, and its shortSummary is used", async () => {
+    const bodies: { systemPrompt: string; prompt: string; purpose?: string }[] = [];
+    const server = http.createServer(async (req, res) => {
+      let body = "";
+      for await (const part of req) body += part;
+      bodies.push(JSON.parse(body));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ summary: "remote summary", shortSummary: "remote short" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const calls: string[] = [];
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/summarize`;
+      harness = await createHarness({
+        models: [{ id: "main", contextWindow: 8000 }],
+        settings: { compaction: { keepRecentTokens: 100, remoteEndpoint: url } },
+        responses: router({ main: () => ({ error: "the model must not summarize" }) }, calls),
+        session: { summarizer: undefined },
+      });
+      await harness.session.prompt(bigText("first question", 200));
+      await harness.session.prompt(bigText("second question", 200));
+      const result = await harness.session.compact();
+      assert.match(result.summary, /^remote summary/);
+      assert.equal(result.shortSummary, "remote short");
+      assert.deepEqual(calls, []);
+      assert.equal(bodies.length, 1, "the endpoint's short summary spared a second request");
+      assert.match(bodies[0].prompt, /first question/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

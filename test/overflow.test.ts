@@ -5,6 +5,7 @@ import {
   type CompactionCheck,
   checkCompaction,
   compactionReduced,
+  contextUsage,
   isBeforeLatestCompaction,
   isOverflow,
   loadOverflowDetector,
@@ -201,5 +202,38 @@ describe("shouldAutoContinue", () => {
     assert.equal(shouldAutoContinue({ ...base, lastMessage: cut, autoContinue: false }), false);
     assert.equal(shouldAutoContinue({ ...base, lastMessage: cut, compactionReduced: false }), false);
     assert.equal(shouldAutoContinue({ ...base, lastMessage: undefined }), false);
+  });
+});
+
+describe("contextUsage", () => {
+  const kept = assistant({ usage: usage(900, 100) });
+  const compaction: SessionEntry = {
+    type: "compaction",
+    id: "c",
+    parentId: "k",
+    timestamp: new Date(T + 1000).toISOString(),
+    summary: "s",
+    firstKeptEntryId: "k",
+    tokensBefore: 1000,
+  };
+  const keptEntry: SessionEntry = { type: "message", id: "k", parentId: null, timestamp: new Date(T).toISOString(), message: kept };
+
+  test("last usage plus the estimate of what follows, as a percentage of the window", () => {
+    const messages = [user("a"), kept, user("b".repeat(400))];
+    assert.deepEqual(contextUsage(messages, [keptEntry], 2000), { tokens: 1100, contextWindow: 2000, percent: (1100 / 2000) * 100 });
+  });
+  test("null after a compaction while only kept usage exists; fresh usage counts again", () => {
+    const summary: AgentMessage = { role: "compactionSummary", summary: "s", tokensBefore: 1000, timestamp: T + 1000 };
+    assert.deepEqual(contextUsage([summary, kept], [keptEntry, compaction], 2000), { tokens: null, contextWindow: 2000, percent: null });
+    const fresh = assistant({ usage: usage(300, 20), timestamp: T + 2000 });
+    const freshEntry: SessionEntry = { type: "message", id: "f", parentId: "c", timestamp: new Date(T + 2000).toISOString(), message: fresh };
+    assert.equal(contextUsage([summary, kept, fresh], [keptEntry, compaction, freshEntry], 2000)?.tokens, 320);
+  });
+  test("failed and aborted answers do not count as usage", () => {
+    const failed = assistant({ stopReason: "error", usage: usage(5000) });
+    assert.equal(contextUsage([user("x".repeat(40)), failed], [], 2000)?.tokens, 10 + 1);
+  });
+  test("an unknown window gives undefined", () => {
+    assert.equal(contextUsage([kept], [keptEntry], 0), undefined);
   });
 });

@@ -10,17 +10,14 @@
  * A "drive" loop therefore runs outside the agent: it starts a run, waits for it to settle,
  * then decides the follow-up (retry, continue after recovery, auto-continue), and repeats.
  */
-import type { Agent, AgentEvent, AgentOptions, AgentTool, StreamFn, ThinkingLevel } from "@mariozechner/pi-agent-core";
+import type { Agent, AgentEvent, ThinkingLevel } from "@mariozechner/pi-agent-core";
 import type { Api, ImageContent, Model } from "@mariozechner/pi-ai";
-import { estimateContextTokens } from "../compaction/tokens.js";
-import { resolveSettings, type Settings, type SettingsInput } from "../config/settings.js";
+import { resolveSettings, type Settings } from "../config/settings.js";
 import { convertToLlm } from "../messages/convert.js";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../messages/types.js";
 import type { SessionManager } from "../session/manager.js";
-import { destinationOf, type NavigateTreeResult, navigateTree } from "../session/navigate.js";
-import type { Summarizer } from "../summarizer/types.js";
-import { modelRef, selectCandidates } from "./candidates.js";
-import { CompactionError, type CompactionOutcome, runCompaction } from "./compaction-run.js";
+import type { NavigateTreeResult } from "../session/navigate.js";
+import { type CompactionOutcome, runAutoCompaction, runCompaction } from "./compaction-run.js";
 import type {
   AgentSessionEvent,
   AgentSessionListener,
@@ -30,43 +27,28 @@ import type {
 } from "./events.js";
 import { type HookHandler, HookRunner } from "./hooks.js";
 import {
+  type ContextUsage,
   checkCompaction,
   compactionReduced,
+  contextUsage,
   isBeforeLatestCompaction,
   type OverflowDetector,
   shouldAutoContinue,
 } from "./overflow.js";
-import { backoffDelay, isRetryableError, parseRetryAfter, SleepAbortedError, sleep } from "./retry.js";
+import { isRetryableError } from "./retry.js";
+import { SummarizerSource } from "./summarizer-source.js";
+import { TurnRetry } from "./turn-retry.js";
+import { branchBefore, navigateWithHooks, type TreeMoveOptions } from "./session-tree.js";
 import { type PruneStep, pruneStep } from "./session-prune.js";
-import type { PruneConfig } from "../compaction/prune.js";
+import type { AgentSessionOptions } from "./session-options.js";
+import { appendAgentMessage } from "./persist.js";
+
+export type { AgentSessionOptions } from "./session-options.js";
 
 export const AUTO_CONTINUE_PROMPT = "Continue if you have next steps.";
 
-export interface AgentSessionOptions {
-  sessionManager: SessionManager;
-  /** the model the agent talks to */
-  model: Model<Api>;
-  systemPrompt?: string;
-  tools?: AgentTool[];
-  thinkingLevel?: ThinkingLevel;
-  /** defaults with these applied (loadSettings() gives the user's and project's) */
-  settings?: SettingsInput;
-  getApiKey?: (provider: string) => string | undefined | Promise<string | undefined>;
-  /** always summarize with this (tests, offline use); otherwise the remote endpoint or the models */
-  summarizer?: Summarizer;
-  /** how a candidate model becomes a summarizer (default: pi-ai's completeSimple, no SDK retries) */
-  createSummarizer?: (model: Model<Api>, apiKey: string | undefined) => Summarizer | Promise<Summarizer>;
-  /** looks up `compaction.models` entries (default: pi-ai's model registry) */
-  resolveModel?: (provider: string, id: string) => Model<Api> | undefined;
-  /** the agent's stream function (default: pi-ai's streamSimple) */
-  streamFn?: StreamFn;
-  agentOptions?: Omit<AgentOptions, "initialState" | "convertToLlm" | "getApiKey" | "streamFn">;
-  /** default: pi-ai's isContextOverflow */
-  detectOverflow?: OverflowDetector;
-  /** tool-output pruning before each compaction check (default: the engine's defaults); false turns it off */
-  prune?: Partial<PruneConfig> | false;
-  now?: () => number;
-}
+const OVERFLOW_EXHAUSTED =
+  "Context overflow recovery failed: the context still overflows after one compaction this turn; compact with instructions, prune, or switch to a model with a larger window";
 
 type Step = () => Promise<void>;
 
@@ -85,21 +67,28 @@ export class AgentSession {
   private autoController: AbortController | undefined;
   private manualController: AbortController | undefined;
   private branchController: AbortController | undefined;
-  private retryController: AbortController | undefined;
-  private retryAttempt = 0;
+  private readonly retry: TurnRetry;
+  private readonly summarizers: SummarizerSource;
   private overflowRecoveryAttempted = false;
   private autoContinuedThisTurn = false;
 
   private constructor(
-    private readonly options: AgentSessionOptions,
+    options: AgentSessionOptions,
     AgentClass: typeof Agent,
     private readonly detectOverflow: OverflowDetector,
-    private readonly resolveModel: (provider: string, id: string) => Model<Api> | undefined,
+    resolveModel: (provider: string, id: string) => Model<Api> | undefined,
   ) {
     this.sessionManager = options.sessionManager;
     this.settings = resolveSettings(options.settings);
     this.now = options.now ?? Date.now;
     this.prune = pruneStep(this.sessionManager, options.prune, this.now);
+    this.retry = new TurnRetry(() => this.settings.retry, (event) => this.emit(event), this.now);
+    this.summarizers = new SummarizerSource({
+      ...options,
+      ...this.settings.compaction,
+      resolveModel,
+      onSkip: (message) => this.emit({ type: "warning", message }),
+    });
     const context = this.sessionManager.buildSessionContext();
     this.agent = new AgentClass({
       ...options.agentOptions,
@@ -188,14 +177,14 @@ export class AgentSession {
 
   /** Stops whatever runs: the model's answer, a retry wait, a compaction. */
   async abort(): Promise<void> {
-    this.retryController?.abort();
+    this.retry.abort();
     this.abortCompaction();
     this.agent.abort();
     await this.waitForIdle();
   }
 
   abortRetry(): void {
-    this.retryController?.abort();
+    this.retry.abort();
   }
 
   abortCompaction(): void {
@@ -226,9 +215,7 @@ export class AgentSession {
     const work = runCompaction(this.compactionContext(), { reason: "manual", customInstructions, signal: controller.signal });
     this.compacting = work;
     try {
-      const outcome = await work;
-      this.refreshMessages();
-      return outcome.result;
+      return (await work).result;
     } finally {
       if (this.manualController === controller) this.manualController = undefined;
       if (this.compacting === work) this.compacting = undefined;
@@ -239,77 +226,34 @@ export class AgentSession {
    * Moves to another entry of the session tree (spec 8.5), optionally summarizing the branch
    * being left; the agent's context then follows the new leaf.
    */
-  async navigateTree(
-    targetId: string,
-    options: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean } = {},
-  ): Promise<NavigateTreeResult> {
-    await this.waitForPendingWork();
-    if (this.isStreaming) throw new Error("The agent is answering: abort() or wait before moving in the tree");
+  async navigateTree(targetId: string, options: TreeMoveOptions = {}): Promise<NavigateTreeResult> {
+    await this.waitUntilIdleForMove();
     const controller = new AbortController();
     this.branchController = controller;
     try {
-      const summarizer = options.summarize ? await this.branchSummarizer() : undefined;
-      const result = await navigateTree(this.sessionManager, targetId, {
+      return await navigateWithHooks(this.sessionManager, this.hooks, targetId, {
         ...options,
-        summarizer,
+        summarizer: () => this.summarizers.forBranch(this.model),
         signal: controller.signal,
         reserveTokens: this.settings.branchSummary.reserveTokens,
-        hooks: {
-          beforeTree: (preparation, signal) =>
-            this.hooks.hasHandlers("session_before_tree")
-              ? this.hooks.run("session_before_tree", { preparation }, signal)
-              : undefined,
-        },
+        onMoved: () => this.refreshMessages(),
       });
-      if (!result.cancelled && result.newLeafId !== result.oldLeafId) {
-        this.refreshMessages();
-        await this.hooks.run("session_tree", {
-          newLeafId: result.newLeafId,
-          oldLeafId: result.oldLeafId,
-          ...(result.summaryEntry ? { summaryEntry: result.summaryEntry, fromExtension: result.fromExtension } : {}),
-        });
-      }
-      return result;
     } finally {
       if (this.branchController === controller) this.branchController = undefined;
     }
   }
 
-  /**
-   * Forks the conversation before a user message (spec 12.13), so it can be edited and sent
-   * again: the path up to its parent becomes a new session file (createBranchedSession). The
-   * first message has no path to copy: the leaf moves before it instead, in the same file.
-   */
+  /** Forks before a user message (spec 12.13); returns its text for editing. */
   async branch(entryId: string): Promise<{ selectedText: string; cancelled: boolean }> {
-    await this.waitForPendingWork();
-    if (this.isStreaming) throw new Error("The agent is answering: abort() or wait before branching");
-    const entry = this.sessionManager.getEntry(entryId);
-    if (entry?.type !== "message" || entry.message.role !== "user") {
-      throw new Error(`Entry ${entryId} is not a user message: branch from a user message`);
-    }
-    const selectedText = destinationOf(entry).editorText ?? "";
-    if (entry.parentId === null) this.sessionManager.checkout(null);
-    else this.sessionManager.createBranchedSession(entry.parentId);
+    await this.waitUntilIdleForMove();
+    const selectedText = branchBefore(this.sessionManager, entryId);
     this.refreshMessages();
     return { selectedText, cancelled: false };
   }
 
-  /**
-   * Context size as the model last reported it plus estimates of what came after. `tokens` is
-   * null after a compaction until a response reports fresh usage; undefined without a window.
-   */
-  getContextUsage(): { tokens: number | null; contextWindow: number; percent: number | null } | undefined {
-    const contextWindow = this.model.contextWindow ?? 0;
-    if (!(contextWindow > 0)) return undefined;
-    const messages = this.messages;
-    const estimate = estimateContextTokens(messages);
-    const branch = this.sessionManager.getBranch();
-    const hasCompaction = branch.some((entry) => entry.type === "compaction");
-    const usageMessage = estimate.lastUsageIndex === null ? undefined : messages[estimate.lastUsageIndex];
-    if (hasCompaction && (!usageMessage || isBeforeLatestCompaction(branch, usageMessage) || estimate.usageTokens === 0)) {
-      return { tokens: null, contextWindow, percent: null };
-    }
-    return { tokens: estimate.tokens, contextWindow, percent: (estimate.tokens / contextWindow) * 100 };
+  /** Context size: tokens null after a compaction until a fresh answer; undefined without a window. */
+  getContextUsage(): ContextUsage | undefined {
+    return contextUsage(this.messages, this.sessionManager.getBranch(), this.model.contextWindow ?? 0);
   }
 
   /** Switches the model for the next turns and records the change in the session. */
@@ -326,10 +270,7 @@ export class AgentSession {
       const message = event.message as AgentMessage;
       if (message.role === "assistant") {
         this.lastAssistant = message;
-        if (message.stopReason !== "error" && this.retryAttempt > 0) {
-          this.emit({ type: "auto_retry_end", success: true, attempt: this.retryAttempt });
-          this.retryAttempt = 0;
-        }
+        if (message.stopReason !== "error") this.retry.succeeded();
       }
     } else if (event.type === "agent_end") {
       // A run that failed outside the model call ends with an assistant that had no message_end.
@@ -345,17 +286,7 @@ export class AgentSession {
   private persist(message: AgentMessage): void {
     if (this.persisted.has(message)) return;
     this.persisted.add(message);
-    switch (message.role) {
-      case "custom":
-      case "hookMessage":
-        this.sessionManager.appendCustomMessageEntry(message.customType, message.content, message.display, message.details);
-        break;
-      case "compactionSummary":
-      case "branchSummary":
-        break; // these come from entries, never from the agent
-      default:
-        this.sessionManager.appendMessage(message);
-    }
+    appendAgentMessage(this.sessionManager, message);
   }
 
   private emit(event: AgentSessionEvent): void {
@@ -369,6 +300,11 @@ export class AgentSession {
   }
 
   // ---------------------------------------------------------------- the drive loop
+
+  private async waitUntilIdleForMove(): Promise<void> {
+    await this.waitForPendingWork();
+    if (this.isStreaming) throw new Error("The agent is answering: abort() or wait before moving in the tree");
+  }
 
   private async waitForPendingWork(): Promise<void> {
     for (;;) {
@@ -409,38 +345,10 @@ export class AgentSession {
   /** What follows a finished run: a retry, a recovery, an auto-continue, or nothing. */
   private async afterRun(message: AssistantMessage): Promise<Step | undefined> {
     if (isRetryableError(message, (m) => this.detectOverflow(m as AssistantMessage, this.model.contextWindow))) {
-      const retry = await this.retryAfterError(message);
-      if (retry) return retry;
+      // The failed answer leaves the context (it stays in the file) so the retry does not see it.
+      if (await this.retry.afterError(message.errorMessage ?? "", () => this.dropTrailing(message))) return () => this.agent.continue();
     }
     return this.checkAfterRun(message, false);
-  }
-
-  private async retryAfterError(message: AssistantMessage): Promise<Step | undefined> {
-    const { enabled, maxRetries, baseDelayMs } = this.settings.retry;
-    if (!enabled) return undefined;
-    this.retryAttempt++;
-    const errorMessage = message.errorMessage ?? "";
-    if (this.retryAttempt > maxRetries) {
-      this.emit({ type: "auto_retry_end", success: false, attempt: this.retryAttempt - 1, finalError: errorMessage });
-      this.retryAttempt = 0;
-      return undefined;
-    }
-    const delayMs = backoffDelay(this.retryAttempt - 1, baseDelayMs, parseRetryAfter(errorMessage, this.now()));
-    this.emit({ type: "auto_retry_start", attempt: this.retryAttempt, maxAttempts: maxRetries, delayMs, errorMessage });
-    this.dropTrailing(message);
-    const controller = new AbortController();
-    this.retryController = controller;
-    try {
-      await sleep(delayMs, controller.signal);
-    } catch (error) {
-      if (!(error instanceof SleepAbortedError)) throw error;
-      this.emit({ type: "auto_retry_end", success: false, attempt: this.retryAttempt, finalError: "Retry cancelled" });
-      this.retryAttempt = 0;
-      return undefined;
-    } finally {
-      if (this.retryController === controller) this.retryController = undefined;
-    }
-    return () => this.agent.continue();
   }
 
   /**
@@ -472,14 +380,7 @@ export class AgentSession {
 
     if (trigger.kind === "overflow-exhausted") {
       this.emit({ type: "auto_compaction_start", reason: "overflow" });
-      this.emit({
-        type: "auto_compaction_end",
-        reason: "overflow",
-        aborted: false,
-        willRetry: false,
-        errorMessage:
-          "Context overflow recovery failed: the context still overflows after one compaction this turn; compact with instructions, prune, or switch to a model with a larger window",
-      });
+      this.emit({ type: "auto_compaction_end", reason: "overflow", aborted: false, willRetry: false, errorMessage: OVERFLOW_EXHAUSTED });
       return undefined;
     }
     if (trigger.kind === "overflow") {
@@ -511,45 +412,23 @@ export class AgentSession {
     });
     if (!continueTurn) return undefined;
     this.autoContinuedThisTurn = true;
-    const nudge: UserMessage = {
-      role: "user",
-      content: [{ type: "text", text: AUTO_CONTINUE_PROMPT }],
-      synthetic: true,
-      timestamp: this.now(),
-    };
+    const nudge: UserMessage = { role: "user", content: [{ type: "text", text: AUTO_CONTINUE_PROMPT }], synthetic: true, timestamp: this.now() };
     return () => this.agent.prompt(nudge as never);
   }
 
   /** Automatic compaction with its start/end events; undefined when it did not happen. */
   private async autoCompact(reason: AutoCompactionReason, willRetry: boolean): Promise<CompactionOutcome | undefined> {
-    this.emit({ type: "auto_compaction_start", reason });
     this.autoController?.abort();
     const controller = new AbortController();
     this.autoController = controller;
-    const work = runCompaction(this.compactionContext(), { reason, signal: controller.signal });
+    const work = runAutoCompaction(this.compactionContext(), reason, willRetry, controller.signal);
     this.compacting = work;
     try {
-      const outcome = await work;
-      this.refreshMessages();
-      this.emit({ type: "auto_compaction_end", reason, result: outcome.result, aborted: false, willRetry });
-      return outcome;
-    } catch (error) {
-      const code = error instanceof CompactionError ? error.code : "failed";
-      const text = error instanceof Error ? error.message : String(error);
-      if (code === "cancelled" || controller.signal.aborted) {
-        this.emit({ type: "auto_compaction_end", reason, aborted: true, willRetry: false });
-      } else {
-        this.emit({ type: "auto_compaction_end", reason, aborted: false, willRetry: false, errorMessage: this.failure(reason, text) });
-      }
-      return undefined;
+      return await work;
     } finally {
       if (this.autoController === controller) this.autoController = undefined;
       if (this.compacting === work) this.compacting = undefined;
     }
-  }
-
-  private failure(reason: AutoCompactionReason, text: string): string {
-    return reason === "overflow" ? `Context overflow recovery failed: ${text}` : `Auto-compaction failed: ${text}`;
   }
 
   // ---------------------------------------------------------------- summarizers
@@ -559,43 +438,11 @@ export class AgentSession {
       sessionManager: this.sessionManager,
       hooks: this.hooks,
       settings: this.settings,
-      candidates: (requiredTokens: number) => this.summarizerCandidates(requiredTokens),
+      candidates: (requiredTokens: number) => this.summarizers.candidates(this.model, requiredTokens),
       emit: (event: AgentSessionEvent) => this.emit(event),
       now: this.now,
+      onStored: () => this.refreshMessages(),
     };
-  }
-
-  private async summarizerFor(model: Model<Api>): Promise<Summarizer> {
-    const apiKey = await this.options.getApiKey?.(model.provider);
-    if (this.options.createSummarizer) return this.options.createSummarizer(model, apiKey);
-    const { piAiSummarizer } = await import("../summarizer/pi-ai.js");
-    // Retries are ours (with fallback to the next model), so the SDK must not retry as well.
-    return piAiSummarizer(model, { apiKey, maxRetries: 0 });
-  }
-
-  private async fixedSummarizer(): Promise<Summarizer | undefined> {
-    if (this.options.summarizer) return this.options.summarizer;
-    const url = this.settings.compaction.remoteEndpoint;
-    if (!url) return undefined;
-    const { remoteSummarizer } = await import("../summarizer/remote.js");
-    return remoteSummarizer({ url, maxRetries: 0 });
-  }
-
-  private async summarizerCandidates(requiredTokens: number): Promise<Summarizer[]> {
-    const fixed = await this.fixedSummarizer();
-    if (fixed) return [fixed];
-    const { candidates, skipped } = selectCandidates({
-      current: this.model,
-      configured: this.settings.compaction.models,
-      resolve: (provider, id) => (provider === this.model.provider && id === this.model.id ? this.model : this.resolveModel(provider, id)),
-      requiredTokens,
-    });
-    for (const skip of skipped) this.emit({ type: "warning", message: `compaction model ${skip.ref} skipped: ${skip.reason}` });
-    return Promise.all(candidates.map((model) => this.summarizerFor(model)));
-  }
-
-  private async branchSummarizer(): Promise<Summarizer> {
-    return (await this.fixedSummarizer()) ?? this.summarizerFor(this.model);
   }
 
   // ---------------------------------------------------------------- agent context helpers
@@ -617,20 +464,10 @@ export class AgentSession {
   }
 
   private lastAssistantInContext(): AssistantMessage | undefined {
-    const messages = this.messages;
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const message = messages[i];
-      if (message.role === "assistant") return message;
-    }
-    return undefined;
+    return this.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
   }
 
   private asMessage(message: string | AgentMessage): AgentMessage {
     return typeof message === "string" ? { role: "user", content: [{ type: "text", text: message }], timestamp: this.now() } : message;
-  }
-
-  /** For messages like "anthropic/claude-sonnet-4-5". */
-  get modelName(): string {
-    return modelRef(this.model);
   }
 }

@@ -15,6 +15,7 @@ import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.
 import { requiredContextWindow } from "./candidates.js";
 import type {
   AgentSessionEvent,
+  AutoCompactionReason,
   CompactingResult,
   CompactionReason,
   HookCompaction,
@@ -46,6 +47,8 @@ export interface CompactionRunContext {
   candidates: (requiredTokens: number) => Promise<Summarizer[]>;
   emit: (event: AgentSessionEvent) => void;
   now: () => number;
+  /** runs right after the entry is stored, before any hook or event hears of it */
+  onStored?: (entry: CompactionEntry) => void;
 }
 
 export interface CompactionRunOptions {
@@ -213,8 +216,37 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   if (result.preserveData !== undefined) extras.preserveData = result.preserveData;
   const id = session.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromExtension, extras);
   const entry = session.getEntry(id) as CompactionEntry;
+  ctx.onStored?.(entry);
   if (hooks.hasHandlers("session_compact")) {
-    await hooks.run("session_compact", { reason: options.reason, compactionEntry: entry, fromExtension });
+    await hooks.run("session_compact", { reason: options.reason, compactionEntry: entry, fromExtension }, signal);
   }
   return { result, entry, fromExtension };
+}
+
+/**
+ * An automatic compaction as UIs see it: `auto_compaction_start`, then `auto_compaction_end`
+ * with the result, `aborted`, or an error message naming what failed ("Context overflow
+ * recovery failed: …" or "Auto-compaction failed: …"). Never throws; undefined when nothing
+ * was stored.
+ */
+export async function runAutoCompaction(
+  ctx: CompactionRunContext,
+  reason: AutoCompactionReason,
+  willRetry: boolean,
+  signal: AbortSignal,
+): Promise<CompactionOutcome | undefined> {
+  ctx.emit({ type: "auto_compaction_start", reason });
+  try {
+    const outcome = await runCompaction(ctx, { reason, signal });
+    ctx.emit({ type: "auto_compaction_end", reason, result: outcome.result, aborted: false, willRetry });
+    return outcome;
+  } catch (error) {
+    if (signal.aborted || (error instanceof CompactionError && error.code === "cancelled")) {
+      ctx.emit({ type: "auto_compaction_end", reason, aborted: true, willRetry: false });
+    } else {
+      const prefix = reason === "overflow" ? "Context overflow recovery failed" : "Auto-compaction failed";
+      ctx.emit({ type: "auto_compaction_end", reason, aborted: false, willRetry: false, errorMessage: `${prefix}: ${errorText(error)}` });
+    }
+    return undefined;
+  }
 }

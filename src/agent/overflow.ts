@@ -152,3 +152,30 @@ export function shouldAutoContinue(input: {
   if (last.role !== "assistant") return false;
   return last.stopReason === "length" || last.stopReason === "toolUse";
 }
+
+export interface ContextUsage {
+  /** null right after a compaction, until a response reports the new size */
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+}
+
+/**
+ * How full the context is: the last reported usage plus estimates of what came after it. After
+ * a compaction only usage reported since counts (the kept answers still carry the old size), so
+ * the size is unknown (null) until the next response; an unknown window gives undefined.
+ */
+export function contextUsage(
+  messages: readonly AgentMessage[],
+  branch: readonly SessionEntry[],
+  contextWindow: number,
+): ContextUsage | undefined {
+  if (!(contextWindow > 0)) return undefined;
+  const estimate = estimateContextTokens(messages);
+  const usageMessage = estimate.lastUsageIndex === null ? undefined : messages[estimate.lastUsageIndex];
+  const compacted = branch.some((entry) => entry.type === "compaction");
+  if (compacted && (!usageMessage || estimate.usageTokens === 0 || isBeforeLatestCompaction(branch, usageMessage))) {
+    return { tokens: null, contextWindow, percent: null };
+  }
+  return { tokens: estimate.tokens, contextWindow, percent: (estimate.tokens / contextWindow) * 100 };
+}

@@ -1,0 +1,63 @@
+/**
+ * AgentSession's moves in the session tree: navigation with the tree hooks (spec 8.5), and
+ * branching before a user message (spec 12.13). The caller refreshes the agent's context.
+ */
+import type { SessionManager } from "../session/manager.js";
+import { destinationOf, type NavigateTreeResult, navigateTree } from "../session/navigate.js";
+import type { Summarizer } from "../summarizer/types.js";
+import type { SessionHookEvents } from "./events.js";
+import type { HookRunner } from "./hooks.js";
+
+export interface TreeMoveOptions {
+  summarize?: boolean;
+  customInstructions?: string;
+  replaceInstructions?: boolean;
+}
+
+/** navigateTree with session_before_tree as its seam and session_tree after a move. */
+export async function navigateWithHooks(
+  session: SessionManager,
+  hooks: HookRunner<SessionHookEvents>,
+  targetId: string,
+  options: TreeMoveOptions & {
+    summarizer: () => Promise<Summarizer>;
+    signal: AbortSignal;
+    reserveTokens: number;
+    onMoved: () => void;
+  },
+): Promise<NavigateTreeResult> {
+  const { summarizer, onMoved, ...rest } = options;
+  const result = await navigateTree(session, targetId, {
+    ...rest,
+    summarizer: options.summarize ? await summarizer() : undefined,
+    hooks: {
+      beforeTree: (preparation, signal) =>
+        hooks.hasHandlers("session_before_tree") ? hooks.run("session_before_tree", { preparation }, signal) : undefined,
+    },
+  });
+  if (!result.cancelled && result.newLeafId !== result.oldLeafId) {
+    onMoved();
+    await hooks.run("session_tree", {
+      newLeafId: result.newLeafId,
+      oldLeafId: result.oldLeafId,
+      ...(result.summaryEntry ? { summaryEntry: result.summaryEntry, fromExtension: result.fromExtension } : {}),
+    });
+  }
+  return result;
+}
+
+/**
+ * Forks before a user message so it can be edited and sent again: the path up to its parent
+ * becomes a new session file (createBranchedSession). The first message has no path to copy:
+ * the leaf moves before it instead, in the same file. Returns the message's text.
+ */
+export function branchBefore(session: SessionManager, entryId: string): string {
+  const entry = session.getEntry(entryId);
+  if (entry?.type !== "message" || entry.message.role !== "user") {
+    throw new Error(`Entry ${entryId} is not a user message: branch from a user message`);
+  }
+  const selectedText = destinationOf(entry).editorText ?? "";
+  if (entry.parentId === null) session.checkout(null);
+  else session.createBranchedSession(entry.parentId);
+  return selectedText;
+}
