@@ -47,6 +47,74 @@ export {
   shouldCompact,
 } from "./compaction/tokens.js";
 
+// Compaction: cut points, preparation, summaries, tool-output pruning
+export { DEFAULT_COMPACTION_SETTINGS, summaryTokenBudgets, type CompactionSettings } from "./compaction/settings.js";
+export {
+  findCutPoint,
+  findValidCutPoints,
+  findTurnStartIndex,
+  isValidCutPoint,
+  isTurnStart,
+  type CutPoint,
+} from "./compaction/cut-point.js";
+export {
+  prepareCompaction,
+  planCompaction,
+  contextTokensOfPath,
+  type CompactionPreparation,
+  type CompactionPlan,
+  type NoCompactionReason,
+} from "./compaction/prepare.js";
+export {
+  compact,
+  serializeParts,
+  type CompactOptions,
+  type CompactionResult,
+  type CompactionDetails,
+} from "./compaction/compact.js";
+export { summarizeConversation, type ConversationSummaryRequest } from "./compaction/chunking.js";
+export {
+  createFileOps,
+  extractFileOpsFromMessage,
+  computeFileLists,
+  formatFileOperations,
+  stripFileOperations,
+  type FileOps,
+} from "./compaction/file-ops.js";
+export { serializeConversation, truncateMiddle } from "./messages/serialize.js";
+export {
+  pruneToolOutputs,
+  planPruning,
+  prunedNotice,
+  DEFAULT_PRUNE_CONFIG,
+  type PruneConfig,
+  type PrunePlan,
+  type PruneCandidate,
+  type PruneResult,
+} from "./compaction/prune.js";
+export {
+  pruneSession,
+  restorePrunedOutputs,
+  prunedArchivePath,
+  readPrunedRecords,
+  entriesInContext,
+  type PrunedRecord,
+  type PruneSessionOptions,
+  type PruneSessionResult,
+  type RestoreResult,
+} from "./compaction/prune-archive.js";
+export {
+  COMPACTION_SYSTEM_PROMPT,
+  INITIAL_SUMMARY_PROMPT,
+  UPDATE_SUMMARY_PROMPT,
+  TURN_PREFIX_PROMPT,
+  SHORT_SUMMARY_PROMPT,
+  SUMMARY_SECTIONS,
+  PROGRESS_SUBSECTIONS,
+  TURN_PREFIX_SECTIONS,
+} from "./prompts/compaction.js";
+export { assembleSummaryPrompt, type SummaryPromptParts } from "./prompts/assemble.js";
+
 // Branch summaries and tree navigation
 export {
   collectEntriesForBranchSummary,
