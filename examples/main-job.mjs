@@ -2,8 +2,9 @@
 // (dist/, which `npm install` builds through the prepare script).
 //
 // It works on a temporary copy, and checks at the end that examples/ is byte-for-byte unchanged.
-// For now it shows what bonsai sees in the session (`bonsai info`, the newest part of
-// `bonsai context`); compaction of the copy joins here when the compaction command lands.
+// It shows what bonsai sees in the session (`bonsai info`, the newest part of `bonsai context`),
+// then compacts the copy with the offline extractive summarizer (no model, no network): tokens
+// before and after, the cut point and the summary (`bonsai compact`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -39,6 +40,7 @@ try {
   console.log(`bonsai on ${relative(root, example)} (working on a temporary copy)`);
   bonsai("info", copy);
   bonsai("context", copy, "--last", "4");
+  bonsai("compact", copy);
 } catch (error) {
   console.error(`bonsai: ${error.message}`);
   failed = true;
