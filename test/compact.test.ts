@@ -380,6 +380,9 @@ describe("compaction of the real fixture with the extractive summarizer", () => 
     const prep = prepareCompaction(session.getBranch(), DEFAULT_COMPACTION_SETTINGS);
     assert.ok(prep);
     const result = await compact(prep, extractiveSummarizer());
+    assert.ok(result.summary.length > 100);
+    assert.equal(result.firstKeptEntryId, prep.firstKeptEntryId);
+    assert.ok(result.tokensBefore > 0);
     const [body] = result.summary.split("\n\n<read-files>\n");
     for (const section of SUMMARY_SECTIONS) assert.ok(body.includes(`## ${section}\n`), `section ${section}`);
     for (const sub of ["### Done", "### In Progress", "### Blocked"]) assert.ok(body.includes(`${sub}\n`), sub);

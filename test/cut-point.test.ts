@@ -13,7 +13,9 @@ import {
 } from "../src/compaction/cut-point.js";
 import { estimateTokens } from "../src/compaction/tokens.js";
 import type { AgentMessage } from "../src/messages/types.js";
+import { SessionManager } from "../src/session/manager.js";
 import type { SessionEntry } from "../src/session/types.js";
+import { REAL_SESSION } from "./helpers/fixtures.js";
 import {
   a,
   bash,
@@ -63,6 +65,20 @@ describe("findCutPoint: spec 12.1", () => {
     assert.equal(cut.firstKeptEntryIndex, 3);
     assert.equal(cut.isSplitTurn, true);
     assert.equal(cut.turnStartIndex, 2);
+  });
+});
+
+describe("findCutPoint: the large real fixture (spec 12.1)", () => {
+  it("after v1 migration, the default budget cuts at a user or assistant message and keeps about 20,000 tokens", () => {
+    const branch = SessionManager.open(REAL_SESSION, { readOnly: true }).getBranch();
+    assert.ok(branch.length > 100);
+    assert.ok(branch.filter((e) => e.type === "message").length > 100);
+    const cut = findCutPoint(branch, 0, branch.length, 20_000);
+    assert.ok(["user", "assistant"].includes(roleOf(branch[cut.firstKeptEntryIndex])));
+    assert.ok(cut.firstKeptEntryIndex > 0, "something is left to summarize");
+    const kept = branch.slice(cut.firstKeptEntryIndex).reduce((s, e) => s + tokensOf(e), 0);
+    const keptWithOneMore = kept + tokensOf(branch[cut.firstKeptEntryIndex - 1]);
+    assert.ok(kept >= 20_000 || keptWithOneMore >= 20_000, `${kept} tokens kept`);
   });
 });
 
