@@ -13,6 +13,7 @@ import { register as registerInfo } from "./commands/info.js";
 import { register as registerLabel } from "./commands/label.js";
 import { register as registerMigrate } from "./commands/migrate.js";
 import { register as registerPrune } from "./commands/prune.js";
+import { register as registerServe } from "./commands/serve.js";
 import { register as registerTree } from "./commands/tree.js";
 import { reportError } from "./output.js";
 
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerCheckout(program);
   registerCompact(program);
   registerPrune(program);
+  registerServe(program);
   return program;
 }
 

@@ -1,0 +1,70 @@
+/** `bonsai serve`: run the summarization endpoint (see src/server/app.ts). */
+import { type Command, InvalidArgumentError } from "commander";
+import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
+import { CliError, runAction } from "../output.js";
+
+interface ServeOptions extends SummarizerOptionValues {
+  port: number;
+  host: string;
+  extractive?: boolean;
+  tokenFile?: string;
+  maxConcurrent: number;
+  timeout: number;
+  maxBody: string;
+}
+
+function integerIn(min: number, max: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+    return n;
+  };
+}
+
+export function register(program: Command): void {
+  const command = program
+    .command("serve")
+    .description("serve summaries over HTTP: POST {systemPrompt, prompt, maxTokens?} to /summarize")
+    .option("--port <n>", "port to listen on (0 picks a free one)", integerIn(0, 65535), 8787)
+    .option("--host <host>", "address to listen on; anything but loopback requires a token", "127.0.0.1")
+    .option("--extractive", "summarize offline without a model")
+    .option("--token-file <path>", "file whose first line is the bearer token (default: env BONSAI_SERVER_TOKEN)")
+    .option("--max-concurrent <n>", "summarizations at once; more get 429 with Retry-After", integerIn(1, 1024), 4)
+    .option("--timeout <seconds>", "longest summarization; the model call is stopped after it (504)", integerIn(1, 3600), 120)
+    .option("--max-body <size>", "largest request body (413 beyond), e.g. 8mb", "8mb");
+  addSummarizerOptions(command).action(
+    runAction(async (options: ServeOptions) => {
+      // The server modules load fastify; only this command pays for them.
+      const [{ startServer }, { loadServerToken }, { parseByteSize }] = await Promise.all([
+        import("../../server/app.js"),
+        import("../../server/auth.js"),
+        import("../../server/limits.js"),
+      ]);
+      let maxBodyBytes: number;
+      let token: string | undefined;
+      try {
+        maxBodyBytes = parseByteSize(options.maxBody);
+        token = loadServerToken({ tokenFile: options.tokenFile });
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      }
+      const summarizer = options.extractive
+        ? (await import("../../summarizer/extractive.js")).extractiveSummarizer()
+        : await summarizerFromOptions(options);
+      try {
+        await startServer({
+          summarizer,
+          token,
+          host: options.host,
+          port: options.port,
+          maxConcurrent: options.maxConcurrent,
+          requestTimeoutMs: options.timeout * 1000,
+          maxBodyBytes,
+          handleSignals: true,
+        });
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      }
+    }),
+  );
+}
