@@ -102,5 +102,7 @@ test(`${TURNS} turns with tools: several compactions, every message still in the
 
   // The reopened session builds the same context the agent last had.
   const reopened = SessionManager.open(file, { readOnly: true });
-  assert.equal(reopened.buildSessionContext().messages.length, h.session.messages.length);
+  const fromFile = reopened.buildSessionContext().messages;
+  assert.deepEqual(JSON.parse(JSON.stringify(fromFile)), JSON.parse(JSON.stringify(h.session.messages)));
+  assert.ok(fromFile.some((m) => m.role === "toolResult" && m.prunedAt !== undefined), "the agent saw the pruned results too");
 });

@@ -346,7 +346,8 @@ export class AgentSession {
   private async afterRun(message: AssistantMessage): Promise<Step | undefined> {
     if (isRetryableError(message, (m) => this.detectOverflow(m as AssistantMessage, this.model.contextWindow))) {
       // The failed answer leaves the context (it stays in the file) so the retry does not see it.
-      if (await this.retry.afterError(message.errorMessage ?? "", () => this.dropTrailing(message))) return () => this.agent.continue();
+      const again = await this.retry.afterError(message.errorMessage ?? "", () => this.dropTrailing(message));
+      if (again && !this.lastMessageIs("assistant")) return () => this.agent.continue();
     }
     return this.checkAfterRun(message, false);
   }
