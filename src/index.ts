@@ -181,3 +181,27 @@ export {
   type RetrySettings,
   type LoadSettingsOptions,
 } from "./config/settings.js";
+
+// Summarizers: pi-ai models, remote endpoints, the offline extractive summarizer, redaction
+export type { Summarizer, SummarizeRequest, SummarizeResult } from "./summarizer/types.js";
+export { SummarizationAbortedError, SummarizerConfigError } from "./summarizer/types.js";
+export {
+  piAiSummarizer,
+  resolveModelSpec,
+  openAiCompatibleModel,
+  ModelCallError,
+  type PiAiSummarizerOptions,
+  type OpenAiCompatibleOptions,
+} from "./summarizer/pi-ai.js";
+export { remoteSummarizer, type RemoteSummarizerOptions } from "./summarizer/remote.js";
+export { extractiveSummarizer, extractiveSummary, EXTRACTIVE_LABEL } from "./summarizer/extractive.js";
+export { redactSecrets, withRedaction, type SecretKind, type RedactionResult } from "./summarizer/redact.js";
+export { selectSummarizer, type SummarizerChoice } from "./summarizer/select.js";
+
+// Summarization server (bonsai serve). It loads fastify, so it is imported only when started.
+export type { ServerOptions, StartOptions, RunningServer } from "./server/app.js";
+export async function startSummarizationServer(
+  options: import("./server/app.js").StartOptions,
+): Promise<import("./server/app.js").RunningServer> {
+  return (await import("./server/app.js")).startServer(options);
+}

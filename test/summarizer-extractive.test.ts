@@ -9,6 +9,8 @@ import { EXTRACTIVE_LABEL, extractiveSummarizer, extractiveSummary } from "../sr
 import { parsePrompt, parseToolCalls, parseTranscript } from "../src/summarizer/extractive-parse.js";
 import { MAX_ITEM_CHARS } from "../src/summarizer/extractive-sections.js";
 import { SummarizationAbortedError } from "../src/summarizer/types.js";
+import { BRANCH_SUMMARY_PROMPT } from "../src/prompts/branch.js";
+import { INITIAL_SUMMARY_PROMPT, TURN_PREFIX_PROMPT } from "../src/prompts/compaction.js";
 import { REAL_SESSION } from "./helpers/fixtures.js";
 
 const HISTORY_HEADINGS = [
@@ -91,6 +93,15 @@ describe("extractive summary of the real session fixture", () => {
     const result = await extractiveSummarizer().summarize({ systemPrompt: "s", prompt: wrap(text), maxTokens: 1000, purpose: "history" });
     assert.equal(result.text, summary);
     assert.equal(result.model, "extractive");
+  });
+});
+
+describe("extractive headings", () => {
+  it("are the headings the LLM prompts ask for", () => {
+    const sample = wrap('[User]: Fix it now.\n\n[Assistant tool calls]: edit(path="a.ts", oldText="x", newText="y")');
+    assert.deepEqual(headings(extractiveSummary(sample, "history")), headings(INITIAL_SUMMARY_PROMPT));
+    assert.deepEqual(headings(extractiveSummary(sample, "branch")), headings(BRANCH_SUMMARY_PROMPT));
+    assert.deepEqual(headings(extractiveSummary(sample, "turn-prefix")), headings(TURN_PREFIX_PROMPT));
   });
 });
 

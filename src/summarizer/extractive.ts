@@ -4,6 +4,7 @@
  * of the LLM prompts with sentences and facts copied from the transcript. It is the fallback when
  * no model is configured, and a baseline that never invents anything.
  */
+import { PROGRESS_SUBSECTIONS, SUMMARY_SECTIONS, TURN_PREFIX_SECTIONS } from "../prompts/compaction.js";
 import { parsePrompt, type ParsedPrompt } from "./extractive-parse.js";
 import {
   type ConversationFacts,
@@ -20,21 +21,26 @@ import { SummarizationAbortedError, type SummarizeRequest, type SummarizeResult,
 
 export const EXTRACTIVE_LABEL = "_(extractive summary: built without a language model)_";
 
-/** Section titles shared with the LLM prompts, so either kind of summary reads the same. */
+const [GOAL, CONSTRAINTS, PROGRESS, DECISIONS, NEXT, CRITICAL] = SUMMARY_SECTIONS;
+const [DONE, IN_PROGRESS, BLOCKED] = PROGRESS_SUBSECTIONS;
+const [ORIGINAL_REQUEST, EARLY_PROGRESS, SUFFIX_CONTEXT] = TURN_PREFIX_SECTIONS;
+
+/** Section titles of the LLM prompts (src/prompts), so either kind of summary reads the same. */
 export const SECTION = {
-  goal: "Goal",
-  constraints: "Constraints & Preferences",
+  goal: GOAL,
+  constraints: CONSTRAINTS,
+  /** the branch-summary prompt's shorter heading */
   branchConstraints: "Constraints",
-  progress: "Progress",
-  done: "Done",
-  inProgress: "In Progress",
-  blocked: "Blocked",
-  decisions: "Key Decisions",
-  next: "Next Steps",
-  critical: "Critical Context",
-  originalRequest: "Original Request",
-  earlyProgress: "Early Progress",
-  suffixContext: "Context for Suffix",
+  progress: PROGRESS,
+  done: DONE,
+  inProgress: IN_PROGRESS,
+  blocked: BLOCKED,
+  decisions: DECISIONS,
+  next: NEXT,
+  critical: CRITICAL,
+  originalRequest: ORIGINAL_REQUEST,
+  earlyProgress: EARLY_PROGRESS,
+  suffixContext: SUFFIX_CONTEXT,
 } as const;
 
 const HISTORY_SPECS: SectionSpec[] = [
