@@ -26,10 +26,20 @@ export interface RawLine {
 export function forEachFileLine(path: string, onLine: (line: RawLine) => void): { size: number } {
   const fd = openSync(path, "r");
   try {
-    return forEachChunkLine((buffer) => readSync(fd, buffer, 0, buffer.length, null), onLine);
+    return forEachDescriptorLine(fd, onLine);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Same as forEachFileLine, from the start of an open file; the caller keeps the descriptor. */
+export function forEachDescriptorLine(fd: number, onLine: (line: RawLine) => void): { size: number } {
+  let position = 0;
+  return forEachChunkLine((buffer) => {
+    const n = readSync(fd, buffer, 0, buffer.length, position);
+    position += n;
+    return n;
+  }, onLine);
 }
 
 /** Same as forEachFileLine, over an in-memory buffer. */

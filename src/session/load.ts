@@ -3,10 +3,12 @@
  * (and the file is never touched). Every later line that cannot be used is skipped and reported
  * with its line number; nothing valid is dropped.
  */
-import { statSync } from "node:fs";
-import { decodeLine, forEachBufferLine, forEachFileLine, type RawLine } from "./jsonl.js";
+import { isUtf8 } from "node:buffer";
+import { closeSync, openSync, statSync } from "node:fs";
+import { BodyReader, DeferredEntry, readMessagePrefix } from "./bodies.js";
+import { decodeLine, forEachBufferLine, forEachDescriptorLine, type RawLine } from "./jsonl.js";
 import { isKnownEntryType, validateEntry, validateHeader } from "./validate.js";
-import type { FileEntry, SessionEntry, SessionHeader } from "./types.js";
+import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.js";
 
 export type LoadIssueKind =
   | "malformed-json"
@@ -57,19 +59,35 @@ function jsonReason(error: unknown): string {
   return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
 }
 
+/**
+ * How entry bodies are loaded. "eager": every entry parsed and kept. "checked": every line parsed
+ * and validated, but message and custom-message bodies are dropped and read back from the file
+ * when used (DeferredEntry). "trusted": message lines in the shape pi and bonsai write are not
+ * parsed at all, only their type, ids and role are read; their bodies are validated when read
+ * back. v1/v2 files are always loaded eagerly: migration rewrites their entries.
+ */
+export type BodyLoading = "eager" | "checked" | "trusted";
+
 /** Accumulates lines into a LoadedSession; shared by the file and the text entry points. */
 class SessionReader {
   header: SessionHeader | undefined;
   headerProblem: { line: number; reason: string } | undefined;
-  readonly fileEntries: FileEntry[] = [];
+  readonly fileEntries: (FileEntry | DeferredEntry)[] = [];
   readonly issues: LoadIssue[] = [];
   private readonly ids = new Set<string>();
   private requireTreeFields = true;
+  /** bodies stay on disk: set once the header says the file is current (v3) */
+  private defer: BodyLoading = "eager";
+  deferred = 0;
   lastTerminated = true;
+
+  constructor(private readonly bodies: BodyLoading = "eager") {}
 
   onLine = (line: RawLine): void => {
     this.lastTerminated = line.terminated;
     if (line.bytes.length === 0 || this.headerProblem) return;
+    // the torn-tail check needs the full parse, so an unterminated last line never takes this path
+    if (this.defer === "trusted" && line.terminated && this.deferMessageLine(line)) return;
     const { text, validUtf8 } = decodeLine(line.bytes);
     if (text.trim() === "") return;
     let value: unknown;
@@ -93,6 +111,7 @@ class SessionReader {
       }
       this.header = value as SessionHeader;
       this.requireTreeFields = typeof this.header.version === "number" && this.header.version >= 2;
+      if (typeof this.header.version === "number" && this.header.version >= CURRENT_SESSION_VERSION) this.defer = this.bodies;
       this.fileEntries.push(this.header);
       if (!validUtf8) this.issue("invalid-utf8", line.lineNo, "header has bytes that are not UTF-8; read with replacement characters", false);
       return;
@@ -118,8 +137,29 @@ class SessionReader {
     if (!isKnownEntryType(entry.type)) {
       this.issue("unknown-type", line.lineNo, `unknown entry type "${entry.type}"; kept, ignored in context`, false);
     }
+    if (this.defer !== "eager" && (entry.type === "message" || entry.type === "custom_message")) {
+      const role = entry.type === "message" ? entry.message.role : undefined;
+      this.fileEntries.push(new DeferredEntry(entry.type, entry.id, entry.parentId, role, line.lineNo, line.offset, line.bytes.length));
+      this.deferred++;
+      return;
+    }
     this.fileEntries.push(entry);
   };
+
+  /** A message line whose prefix is in the usual shape becomes a DeferredEntry without a parse. */
+  private deferMessageLine(line: RawLine): boolean {
+    const prefix = readMessagePrefix(line.bytes);
+    if (!prefix) return false;
+    if (this.ids.has(prefix.id)) {
+      this.issue("duplicate-id", line.lineNo, `duplicate entry id ${prefix.id}; the later line is skipped`);
+      return true;
+    }
+    this.ids.add(prefix.id);
+    if (!isUtf8(line.bytes)) this.issue("invalid-utf8", line.lineNo, "bytes that are not UTF-8, read with replacement characters", false);
+    this.fileEntries.push(new DeferredEntry("message", prefix.id, prefix.parentId, prefix.role, line.lineNo, line.offset, line.bytes.length));
+    this.deferred++;
+    return true;
+  }
 
   private issue(kind: LoadIssueKind, line: number, message: string, skipped = true): void {
     this.issues.push({ kind, line, message, skipped });
@@ -133,7 +173,7 @@ function finish(reader: SessionReader, path: string, size: number): LoadedSessio
   if (!reader.header) throw new SessionFileError("EMPTY", path, "empty file: no session header");
   return {
     header: reader.header,
-    fileEntries: reader.fileEntries,
+    fileEntries: reader.fileEntries as FileEntry[],
     issues: reader.issues,
     endsWithNewline: reader.lastTerminated,
     size,
@@ -142,6 +182,43 @@ function finish(reader: SessionReader, path: string, size: number): LoadedSessio
 
 /** Reads and validates a session file. Throws SessionFileError when it cannot be used at all. */
 export function loadSessionFile(path: string): LoadedSession {
+  const { reader, size, fd } = readFile(path, "eager");
+  closeSync(fd);
+  return finish(reader, path, size);
+}
+
+/** A session as the tree index takes it: entries in file order, some of them deferred. */
+export interface LoadedIndex extends Omit<LoadedSession, "fileEntries"> {
+  /** entries in file order, without the header */
+  entries: (SessionEntry | DeferredEntry)[];
+  /** reads deferred bodies back (it holds the file open); undefined when nothing was deferred */
+  bodies: BodyReader | undefined;
+}
+
+/**
+ * Reads a session file keeping message bodies on disk where it can (see BodyLoading). Same
+ * errors and issues as loadSessionFile; "trusted" reports a damaged message body only when it is read.
+ */
+export function loadSessionIndex(path: string, bodies: BodyLoading): LoadedIndex {
+  const { reader, size, fd } = readFile(path, bodies);
+  let loaded: LoadedSession;
+  try {
+    loaded = finish(reader, path, size);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const [, ...entries] = loaded.fileEntries as unknown as [SessionHeader, ...(SessionEntry | DeferredEntry)[]];
+  const { fileEntries: _all, ...rest } = loaded;
+  if (reader.deferred === 0) {
+    closeSync(fd);
+    return { ...rest, entries, bodies: undefined };
+  }
+  return { ...rest, entries, bodies: new BodyReader(path, fd, bodies === "checked") };
+}
+
+/** Reads every line through one descriptor, which the caller closes or keeps for deferred bodies. */
+function readFile(path: string, bodies: BodyLoading): { reader: SessionReader; size: number; fd: number } {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path);
@@ -152,15 +229,16 @@ export function loadSessionFile(path: string): LoadedSession {
   }
   if (stat.isDirectory()) throw new SessionFileError("NOT_A_FILE", path, "is a directory, not a session file");
   if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", path, "is not a regular file");
-  const reader = new SessionReader();
-  let size: number;
+  const reader = new SessionReader(bodies);
+  let fd: number | undefined;
   try {
-    size = forEachFileLine(path, reader.onLine).size;
+    fd = openSync(path, "r");
+    return { reader, size: forEachDescriptorLine(fd, reader.onLine).size, fd };
   } catch (error) {
+    if (fd !== undefined) closeSync(fd);
     if (error instanceof SessionFileError) throw error;
     throw new SessionFileError("UNREADABLE", path, `cannot read: ${(error as Error).message}`);
   }
-  return finish(reader, path, size);
 }
 
 /** Reads session text held in memory (same rules as a file). */

@@ -7,9 +7,9 @@ import { copyFileSync, existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
-import { buildSessionContext as buildContext } from "./context.js";
 import { generateEntryId, generateSessionId } from "./ids.js";
-import { type LoadIssue, loadSessionFile, SessionFileError } from "./load.js";
+import type { BodyReader, DeferredEntry } from "./bodies.js";
+import { type BodyLoading, type LoadedIndex, type LoadIssue, loadSessionIndex, SessionFileError } from "./load.js";
 import { migrateSessionEntries, sessionVersion } from "./migrate.js";
 import { describePathProblem, type PathProblem } from "./path.js";
 import { type AppendOptions, SessionFileWriter, toJsonl, writeFileAtomic } from "./storage.js";
@@ -42,6 +42,14 @@ export interface OpenOptions extends AppendOptions {
   migrate?: boolean;
   /** hears that a v1/v2 file was migrated: in memory, and on disk when `backupPath` is set */
   onMigrate?: (migration: { fromVersion: number; backupPath?: string }) => void;
+  /**
+   * How message bodies are loaded (default "checked"): "checked" parses and validates every
+   * line at open but keeps message bodies on disk and reads them back when used (the file stays
+   * open until close()); "trusted" does not even parse message lines in the usual shape, so a
+   * damaged body throws when it is first read instead of being skipped at open; "eager" keeps
+   * every parsed entry in memory. See BodyLoading.
+   */
+  bodies?: BodyLoading;
 }
 
 export interface CompactionExtras {
@@ -76,12 +84,13 @@ export class SessionManager {
   private constructor(
     private sessionFile: string | undefined,
     header: SessionHeader,
-    entries: SessionEntry[],
+    entries: (SessionEntry | DeferredEntry)[],
     options: OpenOptions & {
       headerWritten: boolean;
       issues?: LoadIssue[];
       writer?: SessionFileWriter;
       unmigratedVersion?: number;
+      bodyReader?: BodyReader;
     },
   ) {
     this.header = header;
@@ -91,7 +100,7 @@ export class SessionManager {
     this.readOnly = options.readOnly ?? false;
     this.writer = options.writer;
     this.unmigratedVersion = options.unmigratedVersion;
-    for (const entry of entries) this.index.add(entry);
+    this.index = new TreeIndex(entries, options.bodyReader);
     this.leafId = leafFromFile(this.index);
   }
 
@@ -107,10 +116,10 @@ export class SessionManager {
     }
     // Take the lock before reading, so no other writer changes the file between read and append.
     const writer = options.readOnly ? undefined : new SessionFileWriter(file, { ...options, lock: true });
+    let loaded: LoadedIndex | undefined;
     try {
-      let loaded: ReturnType<typeof loadSessionFile>;
       try {
-        loaded = loadSessionFile(file);
+        loaded = loadSessionIndex(file, options.bodies ?? "checked");
       } catch (error) {
         // An empty file holds nothing to lose: start a fresh session in it.
         if (error instanceof SessionFileError && error.code === "EMPTY" && writer) {
@@ -119,11 +128,17 @@ export class SessionManager {
         throw error;
       }
       for (const issue of loaded.issues) options.onWarning?.(`${file}:${issue.line}: ${issue.message}`);
-      const fileEntries = loaded.fileEntries;
-      const fromVersion = sessionVersion(fileEntries);
-      const migrated = migrateSessionEntries(fileEntries);
-      const [header, ...rest] = fileEntries as [SessionHeader, ...SessionEntry[]];
-      const entries = rest;
+      const header = loaded.header;
+      let entries = loaded.entries;
+      const fromVersion = sessionVersion([header]);
+      let migrated = false;
+      let fileEntries: FileEntry[] = [];
+      if (fromVersion < CURRENT_SESSION_VERSION) {
+        // only current files have deferred bodies: older ones were read in full, to be migrated
+        fileEntries = [header, ...(entries as SessionEntry[])];
+        migrated = migrateSessionEntries(fileEntries);
+        entries = fileEntries.slice(1) as SessionEntry[];
+      }
       if (migrated && writer && options.migrate !== false) {
         const backupPath = backupFile(file);
         writer.rewrite(toJsonl(fileEntries));
@@ -138,8 +153,10 @@ export class SessionManager {
         issues: loaded.issues,
         writer,
         unmigratedVersion: migrated && writer && options.migrate === false ? fromVersion : undefined,
+        bodyReader: loaded.bodies,
       });
     } catch (error) {
+      loaded?.bodies?.close();
       writer?.close();
       throw error;
     }
@@ -222,16 +239,13 @@ export class SessionManager {
 
   /** The session's name: the newest session_info entry, else the header title. */
   getSessionName(): string | undefined {
-    const entries = this.index.entries;
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i];
-      if (entry.type === "session_info") return entry.name?.trim() || undefined;
-    }
+    const info = this.index.findLast("session_info");
+    if (info?.type === "session_info") return info.name?.trim() || undefined;
     return this.header.title || undefined;
   }
 
   buildSessionContext(leafId: string | null = this.leafId): SessionContext {
-    return buildContext(this.index.entries, leafId, (id) => this.index.get(id), this.reportPathProblem);
+    return this.index.context(leafId, this.reportPathProblem);
   }
 
   private readonly reportPathProblem = (problem: PathProblem) => this.warn(describePathProblem(problem));
@@ -314,7 +328,7 @@ export class SessionManager {
     const { type, ...rest } = fields as { type: string };
     const entry = {
       type,
-      id: generateEntryId(this.index.byId),
+      id: generateEntryId(this.index),
       parentId,
       timestamp: new Date().toISOString(),
       ...rest,
@@ -497,6 +511,7 @@ export class SessionManager {
       this.writer.close();
       this.writer = undefined;
     }
+    this.index.close();
     this.closed = true;
   }
 }

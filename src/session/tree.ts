@@ -1,23 +1,87 @@
 /**
  * The in-memory index of a session's entries: by id, by parent, labels, and file order. Adding
  * an entry is O(1); a branch walk is O(depth); nothing scans the whole session per append.
+ *
+ * Entries may arrive deferred (their bodies still in the file, see bodies.ts): the index then
+ * knows their type, ids and role, and reads a body the first time the entry itself is asked for.
+ * Each node also carries the nearest compaction, thinking-level change and model source on its
+ * path, worked out when it is added, so the context of a leaf is built from the entries after the
+ * latest compaction instead of a walk over the whole path.
  */
+import { type BodyReader, DeferredEntry } from "./bodies.js";
+import { compactionSummaryMessageFromEntry, contextFromPath, messageFromEntry, modelFromChange } from "./context.js";
 import { type PathProblem, pathToRoot } from "./path.js";
-import type { SessionEntry, SessionTreeNode } from "./types.js";
+import type { AgentMessage } from "../messages/types.js";
+import type {
+  CompactionEntry,
+  ModelRef,
+  SessionContext,
+  SessionEntry,
+  SessionTreeNode,
+  ThinkingLevelChangeEntry,
+} from "./types.js";
+
+class IndexNode {
+  /** the entry, once read */
+  entry: SessionEntry | undefined;
+  /** where the body is, while it has not been read */
+  deferred: DeferredEntry | undefined;
+  /** the parent, when it was indexed before this entry */
+  parent: IndexNode | undefined;
+  children: IndexNode[] | undefined;
+  /**
+   * Every entry up to a root was indexed before this one (so no cycle and no missing parent on
+   * the path) and the three summaries below are exact.
+   */
+  rooted = false;
+  compaction: IndexNode | undefined;
+  thinking: IndexNode | undefined;
+  /** the latest assistant message or default-role model change on the path */
+  model: IndexNode | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly parentId: string | null,
+    readonly type: string,
+    readonly role: string | undefined,
+  ) {}
+}
+
+const EMPTY_CONTEXT = (): SessionContext => ({ messages: [], thinkingLevel: "off", model: null });
 
 export class TreeIndex {
-  /** entries in file order */
-  readonly entries: SessionEntry[] = [];
-  readonly byId = new Map<string, SessionEntry>();
-  private readonly childrenById = new Map<string | null, SessionEntry[]>();
+  private readonly nodes: IndexNode[] = [];
+  private readonly byId = new Map<string, IndexNode>();
+  /** children whose parent id is null or not (yet) indexed, by that id */
+  private readonly waiting = new Map<string | null, IndexNode[]>();
   private readonly labels = new Map<string, string>();
+  /** nodes whose bodies have not been read */
+  private pending = 0;
+  /** every entry in file order; kept only while no body is pending */
+  private all: SessionEntry[] | undefined = [];
 
-  constructor(entries: Iterable<SessionEntry> = []) {
-    for (const entry of entries) this.add(entry);
+  constructor(
+    entries: Iterable<SessionEntry | DeferredEntry> = [],
+    private readonly bodies?: BodyReader,
+  ) {
+    for (const entry of entries) {
+      if (entry instanceof DeferredEntry) this.addDeferred(entry);
+      else this.add(entry);
+    }
+    this.releaseBodiesIfDone();
   }
 
   get size(): number {
-    return this.entries.length;
+    return this.nodes.length;
+  }
+
+  /** Every entry in file order (bodies still on disk are read first). Do not mutate the array. */
+  get entries(): readonly SessionEntry[] {
+    if (!this.all) {
+      this.load(this.nodes);
+      this.all = this.nodes.map((n) => n.entry!);
+    }
+    return this.all;
   }
 
   has(id: string): boolean {
@@ -25,28 +89,77 @@ export class TreeIndex {
   }
 
   get(id: string): SessionEntry | undefined {
-    return this.byId.get(id);
+    const node = this.byId.get(id);
+    return node && this.entryOf(node);
   }
 
   /** The last entry in file order: the leaf a reader infers from the file. */
   last(): SessionEntry | undefined {
-    return this.entries[this.entries.length - 1];
+    const node = this.nodes[this.nodes.length - 1];
+    return node && this.entryOf(node);
+  }
+
+  /** The newest entry of a type, reading no other body. */
+  findLast(type: string): SessionEntry | undefined {
+    for (let i = this.nodes.length - 1; i >= 0; i--) if (this.nodes[i].type === type) return this.entryOf(this.nodes[i]);
+    return undefined;
   }
 
   add(entry: SessionEntry): void {
-    this.entries.push(entry);
-    this.byId.set(entry.id, entry);
-    const siblings = this.childrenById.get(entry.parentId);
-    if (siblings) siblings.push(entry);
-    else this.childrenById.set(entry.parentId, [entry]);
+    const role = entry.type === "message" ? entry.message?.role : undefined;
+    const node = new IndexNode(entry.id, entry.parentId, entry.type, role);
+    node.entry = entry;
+    this.all?.push(entry);
+    this.link(node);
     if (entry.type === "label") {
       if (entry.label) this.labels.set(entry.targetId, entry.label);
       else this.labels.delete(entry.targetId);
     }
   }
 
+  private addDeferred(deferred: DeferredEntry): void {
+    const node = new IndexNode(deferred.id, deferred.parentId, deferred.type, deferred.role);
+    node.deferred = deferred;
+    this.pending++;
+    this.all = undefined;
+    this.link(node);
+  }
+
+  private link(node: IndexNode): void {
+    const parent = node.parentId === null ? undefined : this.byId.get(node.parentId);
+    if (parent) {
+      node.parent = parent;
+      if (parent.children) parent.children.push(node);
+      else parent.children = [node];
+      if (parent.rooted) {
+        node.rooted = true;
+        node.compaction = parent.compaction;
+        node.thinking = parent.thinking;
+        node.model = parent.model;
+      }
+    } else {
+      node.rooted = node.parentId === null;
+      const siblings = this.waiting.get(node.parentId);
+      if (siblings) siblings.push(node);
+      else this.waiting.set(node.parentId, [node]);
+    }
+    if (node.type === "compaction") node.compaction = node;
+    else if (node.type === "thinking_level_change") node.thinking = node;
+    else if (node.role === "assistant") node.model = node;
+    else if (node.type === "model_change" && modelFromChange(node.entry as Parameters<typeof modelFromChange>[0])) node.model = node;
+    // children that came first (a file with a parent after its child) are adopted now
+    const early = this.waiting.get(node.id);
+    if (early) {
+      this.waiting.delete(node.id);
+      node.children = early;
+    }
+    this.nodes.push(node);
+    this.byId.set(node.id, node);
+  }
+
   children(id: string | null): readonly SessionEntry[] {
-    return this.childrenById.get(id) ?? [];
+    const nodes = id === null ? this.waiting.get(null) : (this.byId.get(id)?.children ?? this.waiting.get(id));
+    return nodes ? this.load(nodes) : [];
   }
 
   label(id: string): string | undefined {
@@ -60,12 +173,69 @@ export class TreeIndex {
   /** Root-first path ending at `id` (the entry itself included); empty for an unknown id. */
   branch(id: string | null | undefined, onProblem?: (p: PathProblem) => void): SessionEntry[] {
     if (!id) return [];
-    return pathToRoot(this.byId.get(id), (x) => this.byId.get(x), onProblem);
+    const node = this.byId.get(id);
+    if (!node) return [];
+    if (!node.rooted) return pathToRoot(this.entryOf(node), (x) => this.get(x), onProblem);
+    const path: IndexNode[] = [];
+    for (let n: IndexNode | undefined = node; n; n = n.parent) path.push(n);
+    return this.load(path.reverse());
   }
 
   /** Whether `id` has no parent in this session (null, itself, or missing). */
   isRoot(entry: SessionEntry): boolean {
     return entry.parentId === null || entry.parentId === entry.id || !this.byId.has(entry.parentId);
+  }
+
+  /**
+   * What the model sees at `leafId` (see context.ts): null is "before the first entry", an
+   * unknown id falls back to the last entry. Reads only the path after the latest compaction
+   * (and the entries it keeps from before it).
+   */
+  context(leafId: string | null | undefined, onProblem?: (p: PathProblem) => void): SessionContext {
+    if (leafId === null) return EMPTY_CONTEXT();
+    const leaf = (leafId ? this.byId.get(leafId) : undefined) ?? this.nodes[this.nodes.length - 1];
+    if (!leaf) return EMPTY_CONTEXT();
+    if (!leaf.rooted) return contextFromPath(pathToRoot(this.entryOf(leaf), (x) => this.get(x), onProblem));
+
+    const thinking = leaf.thinking && (this.entryOf(leaf.thinking) as ThinkingLevelChangeEntry);
+    const modelEntry = leaf.model && this.entryOf(leaf.model);
+    let model: ModelRef | null = null;
+    if (modelEntry?.type === "model_change") model = modelFromChange(modelEntry) ?? null;
+    else if (modelEntry?.type === "message" && modelEntry.message.role === "assistant") {
+      model = { provider: modelEntry.message.provider, modelId: modelEntry.message.model };
+    } else if (modelEntry) {
+      // the entry changed role since it was indexed (it was replaced in memory): walk the path
+      return contextFromPath(this.branch(leaf.id, onProblem));
+    }
+    const context: SessionContext = { messages: [], thinkingLevel: thinking ? thinking.thinkingLevel : "off", model };
+
+    const stop = leaf.compaction;
+    const after: IndexNode[] = [];
+    for (let n: IndexNode | undefined = leaf; n && n !== stop; n = n.parent) after.push(n);
+    after.reverse();
+    const messages: AgentMessage[] = context.messages;
+    const emit = (entries: readonly SessionEntry[]) => {
+      for (const entry of entries) {
+        const message = messageFromEntry(entry);
+        if (message) messages.push(message);
+      }
+    };
+    if (!stop) {
+      emit(this.load(after));
+      return context;
+    }
+    const compaction = this.entryOf(stop) as CompactionEntry;
+    messages.push(compactionSummaryMessageFromEntry(compaction));
+    const kept: IndexNode[] = [];
+    for (let n = stop.parent; n; n = n.parent) {
+      kept.push(n);
+      if (n.id === compaction.firstKeptEntryId) {
+        emit(this.load(kept.reverse()));
+        break;
+      }
+    }
+    emit(this.load(after));
+    return context;
   }
 
   /**
@@ -75,59 +245,101 @@ export class TreeIndex {
    * from them repeats, which becomes an extra root, so no entry goes missing from the tree.
    */
   tree(onProblem?: (p: PathProblem) => void): SessionTreeNode[] {
-    const nodeOf = (entry: SessionEntry): SessionTreeNode => {
-      const node: SessionTreeNode = { entry, children: [] };
-      const label = this.labels.get(entry.id);
-      if (label !== undefined) node.label = label;
-      return node;
+    void this.entries; // read every body once, in file order
+    const nodeOf = (node: IndexNode): SessionTreeNode => {
+      const out: SessionTreeNode = { entry: node.entry!, children: [] };
+      const label = this.labels.get(node.id);
+      if (label !== undefined) out.label = label;
+      return out;
     };
-    const placed = new Set<string>();
-    const grow = (root: SessionTreeNode) => {
-      placed.add(root.entry.id);
-      const stack = [root];
+    const placed = new Set<IndexNode>();
+    const grow = (root: IndexNode) => {
+      placed.add(root);
+      const stack: [IndexNode, SessionTreeNode][] = [[root, roots[roots.length - 1]]];
       while (stack.length > 0) {
-        const node = stack.pop()!;
+        const [node, out] = stack.pop()!;
+        const kids = node.children;
+        if (!kids) continue;
         // `placed` also drops a self-parent from its own children
-        const kids = (this.childrenById.get(node.entry.id) ?? []).filter((c) => !placed.has(c.id));
-        node.children = sortByTime(kids).map(nodeOf);
-        for (const child of node.children) placed.add(child.entry.id);
-        stack.push(...node.children);
+        const fresh = kids.length === 1 ? (placed.has(kids[0]) ? [] : kids) : sortByTime(kids.filter((c) => !placed.has(c)));
+        for (const kid of fresh) {
+          placed.add(kid);
+          const child = nodeOf(kid);
+          out.children.push(child);
+          stack.push([kid, child]);
+        }
       }
     };
-    const roots = this.entries.filter((e) => this.isRoot(e)).map(nodeOf);
-    for (const root of roots) grow(root);
-    if (placed.size < this.byId.size) {
-      for (const entry of this.entries) {
-        if (placed.has(entry.id)) continue;
-        const cycleEntry = this.firstRepeatAbove(entry);
-        onProblem?.({ kind: "cycle", entryId: cycleEntry.id });
-        const root = nodeOf(cycleEntry);
-        roots.push(root);
-        grow(root);
+    const roots: SessionTreeNode[] = [];
+    for (const node of this.nodes) {
+      if (!this.isRootNode(node)) continue;
+      roots.push(nodeOf(node));
+      grow(node);
+    }
+    if (placed.size < this.nodes.length) {
+      for (const node of this.nodes) {
+        if (placed.has(node)) continue;
+        const cycleNode = this.firstRepeatAbove(node);
+        onProblem?.({ kind: "cycle", entryId: cycleNode.id });
+        roots.push(nodeOf(cycleNode));
+        grow(cycleNode);
       }
     }
     return roots;
   }
 
+  /** Releases the file behind deferred bodies; a later read opens it again. */
+  close(): void {
+    this.bodies?.close();
+  }
+
+  private isRootNode(node: IndexNode): boolean {
+    return node.parentId === null || node.parentId === node.id || !this.byId.has(node.parentId);
+  }
+
   /** Walks parent links up from an entry that no root reaches until an entry repeats: one on the cycle. */
-  private firstRepeatAbove(entry: SessionEntry): SessionEntry {
-    const seen = new Set<string>();
-    let current = entry;
-    while (!seen.has(current.id)) {
-      seen.add(current.id);
+  private firstRepeatAbove(node: IndexNode): IndexNode {
+    const seen = new Set<IndexNode>();
+    let current = node;
+    while (!seen.has(current)) {
+      seen.add(current);
       const parent = current.parentId === null ? undefined : this.byId.get(current.parentId);
       if (!parent) return current; // unreachable for an unplaced entry, kept as a guard
       current = parent;
     }
     return current;
   }
+
+  private entryOf(node: IndexNode): SessionEntry {
+    return node.entry ?? this.load([node])[0];
+  }
+
+  /** The entries of `nodes`, reading the bodies still on disk in one pass. */
+  private load(nodes: readonly IndexNode[]): SessionEntry[] {
+    const missing: IndexNode[] = [];
+    for (const node of nodes) if (!node.entry) missing.push(node);
+    if (missing.length > 0) {
+      const read = this.bodies!.read(missing.map((n) => n.deferred!));
+      for (let i = 0; i < missing.length; i++) {
+        missing[i].entry = read[i];
+        missing[i].deferred = undefined;
+      }
+      this.pending -= missing.length;
+      this.releaseBodiesIfDone();
+    }
+    return nodes.map((n) => n.entry!);
+  }
+
+  private releaseBodiesIfDone(): void {
+    if (this.pending === 0) this.bodies?.close();
+  }
 }
 
-function sortByTime(entries: readonly SessionEntry[]): SessionEntry[] {
-  return entries
-    .map((entry, order) => ({ entry, order, time: Date.parse(entry.timestamp) }))
-    .sort((a, b) => (a.time - b.time || a.order - b.order) || 0)
-    .map((x) => x.entry);
+function sortByTime(nodes: readonly IndexNode[]): IndexNode[] {
+  return nodes
+    .map((node, order) => ({ node, order, time: Date.parse(node.entry!.timestamp) }))
+    .sort((a, b) => a.time - b.time || a.order - b.order || 0)
+    .map((x) => x.node);
 }
 
 /** Depth-first, pre-order walk of a forest. */

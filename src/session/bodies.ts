@@ -1,0 +1,202 @@
+/**
+ * Entries whose bodies stay in the file. Message lines are most of a session's bytes, and a
+ * context only needs the ones after the latest compaction, so the loader can keep just what the
+ * tree needs (type, id, parent, role) and where the line is; the body is read back and parsed
+ * when something asks for the entry. Reads go through a descriptor opened with the file, so an
+ * atomic rewrite by another writer (a rename) does not move the bytes under us.
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { decodeLine } from "./jsonl.js";
+import type { SessionEntry } from "./types.js";
+import { validateEntry } from "./validate.js";
+
+/** What the index knows about an entry before its body is read. */
+export class DeferredEntry {
+  constructor(
+    readonly type: string,
+    readonly id: string,
+    readonly parentId: string | null,
+    /** `message.role` of message entries */
+    readonly role: string | undefined,
+    /** 1-based line number, for errors */
+    readonly line: number,
+    /** byte range of the line */
+    readonly offset: number,
+    readonly length: number,
+  ) {}
+}
+
+const Q = 0x22;
+const BACKSLASH = 0x5c;
+const PREFIX_ID = Buffer.from('{"type":"message","id":"');
+const PREFIX_PARENT = Buffer.from('","parentId":');
+const NULL = Buffer.from("null");
+const PREFIX_TIMESTAMP = Buffer.from(',"timestamp":"');
+const PREFIX_MESSAGE = Buffer.from('","message":{"role":"');
+
+function startsWithAt(bytes: Buffer, at: number, expected: Buffer): boolean {
+  if (at + expected.length > bytes.length) return false;
+  for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
+  return true;
+}
+
+/** The end of a plain string starting at `from` (no escapes in it), or -1. */
+function plainStringEnd(bytes: Buffer, from: number): number {
+  const end = bytes.indexOf(Q, from);
+  if (end === -1) return -1;
+  const backslash = bytes.indexOf(BACKSLASH, from);
+  return backslash !== -1 && backslash < end ? -1 : end;
+}
+
+/**
+ * Reads type, id, parentId and role off a message line in the shape pi and bonsai write
+ * (`{"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":…`) without parsing
+ * the rest. Anything else (another type, another key order, escapes, a line that does not end
+ * in `}`) gives undefined and the caller parses the line in full.
+ */
+export function readMessagePrefix(bytes: Buffer): { id: string; parentId: string | null; role: string } | undefined {
+  if (bytes[bytes.length - 1] !== 0x7d || !startsWithAt(bytes, 0, PREFIX_ID)) return undefined;
+  let at = PREFIX_ID.length;
+  const idEnd = plainStringEnd(bytes, at);
+  if (idEnd <= at) return undefined;
+  const id = bytes.toString("utf8", at, idEnd);
+  at = idEnd;
+  if (!startsWithAt(bytes, at, PREFIX_PARENT)) return undefined;
+  at += PREFIX_PARENT.length;
+  let parentId: string | null;
+  if (startsWithAt(bytes, at, NULL)) {
+    parentId = null;
+    at += NULL.length;
+  } else if (bytes[at] === Q) {
+    const end = plainStringEnd(bytes, at + 1);
+    if (end === -1) return undefined;
+    parentId = bytes.toString("utf8", at + 1, end);
+    at = end + 1;
+  } else return undefined;
+  if (!startsWithAt(bytes, at, PREFIX_TIMESTAMP)) return undefined;
+  at += PREFIX_TIMESTAMP.length;
+  const timestampEnd = plainStringEnd(bytes, at);
+  if (timestampEnd === -1) return undefined;
+  at = timestampEnd;
+  if (!startsWithAt(bytes, at, PREFIX_MESSAGE)) return undefined;
+  at += PREFIX_MESSAGE.length;
+  const roleEnd = plainStringEnd(bytes, at);
+  if (roleEnd <= at) return undefined;
+  return { id, parentId, role: bytes.toString("latin1", at, roleEnd) };
+}
+
+/** A read of several lines at once stays under this size unless one line is larger. */
+const WINDOW = 8 << 20;
+/** Lines closer than this are read in one go, gap included. */
+const GAP = 64 << 10;
+
+const finalizer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+/**
+ * Reads deferred entries back from the file they were loaded from. `checked` says the lines were
+ * parsed and validated at load; otherwise the body is validated here, and a damaged one throws.
+ */
+export class BodyReader {
+  private fd: number | undefined;
+
+  /** Takes over `fd`, the descriptor the lines were loaded through. */
+  constructor(
+    readonly path: string,
+    fd: number,
+    private readonly checked: boolean,
+  ) {
+    this.adopt(fd);
+  }
+
+  private adopt(fd: number): void {
+    this.fd = fd;
+    finalizer.register(this, fd, this);
+  }
+
+  /** Entries for `deferred`, in the same order. */
+  read(deferred: readonly DeferredEntry[]): SessionEntry[] {
+    const out = new Array<SessionEntry>(deferred.length);
+    if (deferred.length === 0) return out;
+    const order = deferred.map((_, i) => i);
+    if (!isSortedByOffset(deferred)) order.sort((a, b) => deferred[a].offset - deferred[b].offset);
+    let buffer = Buffer.allocUnsafe(Math.min(WINDOW, spanOf(deferred, order)));
+    let i = 0;
+    while (i < order.length) {
+      const first = deferred[order[i]];
+      let end = first.offset + first.length;
+      let j = i;
+      while (j + 1 < order.length) {
+        const next = deferred[order[j + 1]];
+        if (next.offset - end > GAP || next.offset + next.length - first.offset > WINDOW) break;
+        end = Math.max(end, next.offset + next.length);
+        j++;
+      }
+      const size = end - first.offset;
+      if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
+      this.readExactly(buffer, size, first.offset);
+      for (let k = i; k <= j; k++) {
+        const d = deferred[order[k]];
+        out[order[k]] = this.parse(d, buffer.subarray(d.offset - first.offset, d.offset - first.offset + d.length));
+      }
+      i = j + 1;
+    }
+    return out;
+  }
+
+  /** Releases the descriptor; a later read opens the file again by path (and still checks what it reads). */
+  close(): void {
+    if (this.fd === undefined) return;
+    finalizer.unregister(this);
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private readExactly(buffer: Buffer, size: number, position: number): void {
+    if (this.fd === undefined) this.adopt(openSync(this.path, "r"));
+    let done = 0;
+    while (done < size) {
+      const n = readSync(this.fd!, buffer, done, size - done, position + done);
+      if (n === 0) throw this.changed(undefined, "the file is shorter than when it was opened");
+      done += n;
+    }
+  }
+
+  private parse(d: DeferredEntry, bytes: Buffer): SessionEntry {
+    let value: unknown;
+    try {
+      value = JSON.parse(decodeLine(bytes).text);
+    } catch (error) {
+      throw this.changed(d, `not JSON (${(error as Error).message.slice(0, 80)})`);
+    }
+    const entry = value as SessionEntry;
+    if (entry?.id !== d.id || entry.type !== d.type) throw this.changed(d, `it now holds entry ${String(entry?.id)}`);
+    if (!this.checked) {
+      const problem = validateEntry(value, true);
+      if (problem) throw this.changed(d, `invalid entry: ${problem}`);
+    }
+    return entry;
+  }
+
+  private changed(d: DeferredEntry | undefined, reason: string): Error {
+    const where = d ? `${this.path}:${d.line}` : this.path;
+    const what = d ? `entry ${d.id}` : "an entry";
+    return new Error(`${where}: cannot read ${what} back: ${reason}; the file was changed or damaged since it was opened, open it again`);
+  }
+}
+
+function isSortedByOffset(deferred: readonly DeferredEntry[]): boolean {
+  for (let i = 1; i < deferred.length; i++) if (deferred[i].offset < deferred[i - 1].offset) return false;
+  return true;
+}
+
+function spanOf(deferred: readonly DeferredEntry[], order: readonly number[]): number {
+  const first = deferred[order[0]];
+  const last = deferred[order[order.length - 1]];
+  return Math.max(first.length, last.offset + last.length - first.offset);
+}
