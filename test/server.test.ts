@@ -79,6 +79,8 @@ describe("server protocol (inject)", () => {
     assert.equal(response.statusCode, 200);
     assert.ok(!response.json().summary.includes("## Goal"));
     assert.equal(inferPurpose(PROMPT), "history");
+    assert.equal(inferPurpose(`${PROMPT}\n\nSay what changed in two or three sentences.`), "short");
+    assert.equal(inferPurpose(`${PROMPT}\n\nWrite a 2–3 sentence summary.`), "short");
     await app.close();
   });
 

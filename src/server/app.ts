@@ -61,7 +61,7 @@ export function validateBody(body: unknown): ValidBody | string {
  */
 export function inferPurpose(prompt: string): SummarizeRequest["purpose"] {
   const tail = prompt.slice(prompt.lastIndexOf(">") + 1);
-  return /\b(?:2|two)\s*(?:-|–|to)\s*(?:3|three)\s+sentences?\b/i.test(tail) ? "short" : "history";
+  return /\b(?:2|two)\s*(?:-|–|to|or)\s*(?:3|three)\s+sentences?\b/i.test(tail) ? "short" : "history";
 }
 
 const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
