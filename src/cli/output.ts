@@ -60,6 +60,8 @@ export function progress(message: string): void {
 }
 
 /** The one line printed for a failure. Unknown errors say so; their stack only with BONSAI_DEBUG=1. */
+const PROGRAMMING_ERRORS = new Set(["TypeError", "ReferenceError", "RangeError", "SyntaxError", "EvalError", "URIError"]);
+
 export function describeError(error: unknown): string {
   if (error instanceof CliError || error instanceof SessionFileError || error instanceof SessionLockedError) {
     return oneLine(error.message);
@@ -68,7 +70,11 @@ export function describeError(error: unknown): string {
     const code = (error as NodeJS.ErrnoException).code;
     // fs errors carry path and reason already ("EACCES: permission denied, open '/x'")
     if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return oneLine(error.message);
-    return `${oneLine(error.message)} (unexpected ${error.name}; set BONSAI_DEBUG=1 for details)`;
+    // Errors that signal a bug in bonsai, not a problem with the input or the model.
+    if (PROGRAMMING_ERRORS.has(error.name)) {
+      return `${oneLine(error.message)} (unexpected ${error.name}; set BONSAI_DEBUG=1 for details)`;
+    }
+    return oneLine(error.message);
   }
   return `unexpected failure: ${oneLine(String(error))}`;
 }
