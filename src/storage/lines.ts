@@ -1,0 +1,116 @@
+/**
+ * Pure rules over a session's lines that every store shares: what a database keeps beside them
+ * for `bonsai ls` (title, cwd, size, count), and turning stored lines back into a loaded session.
+ */
+import { type LoadedSession, loadSessionText } from "../session/load.js";
+
+/** Line facts a database keeps per session, derived from the lines themselves. */
+export interface LinesDigest {
+  /** set when the lines start with a header */
+  header?: { cwd: string | null; created: string | null; title: string | null };
+  /** set when the lines hold a session_info entry: the newest one's name (null: cleared) */
+  sessionInfoTitle?: string | null;
+  /** UTF-8 bytes of the lines and their newlines */
+  bytes: number;
+  lines: number;
+  /** lines that are entries: all of them, less the first line of the session */
+  entries: number;
+}
+
+const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
+
+function parseObject(line: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads what `ls` shows off lines about to be stored. `first` says the first of them is the
+ * session's first line (its header). Only lines that can be a session_info entry are parsed.
+ */
+export function digestLines(lines: readonly string[], first: boolean): LinesDigest {
+  const digest: LinesDigest = { bytes: 0, lines: lines.length, entries: first && lines.length > 0 ? lines.length - 1 : lines.length };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    digest.bytes += Buffer.byteLength(line, "utf8") + 1;
+    if (i === 0 && first) {
+      const header = parseObject(line);
+      if (header?.type === "session") {
+        digest.header = { cwd: str(header.cwd), created: str(header.timestamp), title: str(header.title) || null };
+      }
+      continue;
+    }
+    if (!line.includes('"session_info"')) continue;
+    const entry = parseObject(line);
+    if (entry?.type === "session_info") digest.sessionInfoTitle = (str(entry.name) ?? "").trim() || null;
+  }
+  return digest;
+}
+
+/** The title `ls` shows after `digest` is applied to a session whose title was `before`. */
+export function titleAfter(before: string | null, digest: LinesDigest): string | null {
+  if (digest.sessionInfoTitle !== undefined) return digest.sessionInfoTitle;
+  if (digest.header) return digest.header.title;
+  return before;
+}
+
+/** The per-session columns a database keeps for `ls`. */
+export interface SessionMeta {
+  title: string | null;
+  cwd: string | null;
+  created: string | null;
+  bytes: number;
+  entryCount: number;
+}
+
+export const EMPTY_META: SessionMeta = { title: null, cwd: null, created: null, bytes: 0, entryCount: 0 };
+
+/** The `ls` columns after lines are added (or, with `replace`, after they become the whole session). */
+export function applyDigest(before: SessionMeta, digest: LinesDigest, replace: boolean): SessionMeta {
+  const header = digest.header;
+  return {
+    title: titleAfter(replace ? null : before.title, digest),
+    cwd: header ? header.cwd : replace ? null : before.cwd,
+    created: header ? header.created : replace ? null : before.created,
+    bytes: (replace ? 0 : before.bytes) + digest.bytes,
+    entryCount: (replace ? 0 : before.entryCount) + digest.entries,
+  };
+}
+
+/**
+ * A stored line must read back as the same single line: a newline inside it would split it in
+ * two, and PostgreSQL text cannot hold NUL (JSON never needs one raw: it writes \u0000).
+ */
+export function checkStorableLines(lines: readonly string[], location: string): void {
+  for (const line of lines) {
+    if (line.includes("\n")) throw new Error(`${location}: refusing to store a line that holds a newline`);
+    if (line.includes("\u0000")) throw new Error(`${location}: refusing to store a line that holds a raw NUL character`);
+  }
+}
+
+/** Splits JSONL text into lines (no newlines); the text must end with a newline. */
+export function splitJsonl(text: string): string[] {
+  if (text.length === 0) return [];
+  if (!text.endsWith("\n")) throw new Error("JSONL text to store must end with a newline");
+  return text.slice(0, -1).split("\n");
+}
+
+/**
+ * Stored lines as a loaded session, through the same reader as a file, so a database session
+ * gets the same validation, issues and line numbers (line n is the n-th stored line).
+ */
+export function loadLines(lines: readonly string[], location: string): LoadedSession {
+  let size = 0;
+  for (const line of lines) size += Buffer.byteLength(line, "utf8") + 1;
+  const data = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const line of lines) {
+    at += data.write(line, at, "utf8");
+    data[at++] = 0x0a;
+  }
+  return loadSessionText(data, location);
+}

@@ -1,0 +1,135 @@
+/** The SQLite store: the shared store contract, plus leases, WAL, schema versions and bad databases. */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { SessionLockedError } from "../src/session/lock.js";
+import { openSessionAt, readLinesAt } from "../src/storage/open.js";
+import { STALE_AFTER_MS } from "../src/storage/owner.js";
+import { listSqliteSessions, openSqliteDatabase, SQLITE_SCHEMA_VERSION } from "../src/storage/sqlite.js";
+import { StoreVersionError } from "../src/storage/types.js";
+import { sessionLines, storeContract } from "./helpers/store-contract.js";
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "bonsai-"));
+  dirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+storeContract("sqlite", async () => {
+  const db = join(tempDir(), "sessions.sqlite");
+  return { store: `sqlite:${db}`, session: (id) => `sqlite:${db}#${id}`, done: async () => {} };
+});
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(child.stdout);
+}
+
+describe("sqlite store", () => {
+  it("puts the database in WAL mode and records the schema version", async () => {
+    const db = join(tempDir(), "s.sqlite");
+    const { backend } = await openSessionAt(`sqlite:${db}#a`);
+    backend!.append(sessionLines("a", 1));
+    await backend!.close();
+    const raw = new Database(db, { readonly: true });
+    try {
+      assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
+      assert.equal(raw.prepare("SELECT version FROM bonsai_meta").pluck().get(), SQLITE_SCHEMA_VERSION);
+      assert.equal(raw.prepare("SELECT count(*) FROM leases").pluck().get(), 0, "close gives the lease back");
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("refuses a database from a newer bonsai, and one that is not a bonsai store", () => {
+    const newer = join(tempDir(), "newer.sqlite");
+    openSqliteDatabase(newer).close();
+    const raw = new Database(newer);
+    raw.prepare("UPDATE bonsai_meta SET version = ?").run(SQLITE_SCHEMA_VERSION + 1);
+    raw.close();
+    assert.throws(
+      () => openSqliteDatabase(newer),
+      (error: Error) =>
+        error instanceof StoreVersionError && /schema is version 2, this bonsai knows up to 1; upgrade bonsai/.test(error.message),
+    );
+
+    const foreign = join(tempDir(), "foreign.sqlite");
+    const other = new Database(foreign);
+    other.exec("CREATE TABLE invoices (id INTEGER)");
+    other.close();
+    assert.throws(() => openSqliteDatabase(foreign), /not a bonsai store \(it holds other tables\)/);
+
+    const junk = join(tempDir(), "junk.sqlite");
+    writeFileSync(junk, "this is not a database, just text that is long enough to have a header page".repeat(20));
+    assert.throws(() => openSqliteDatabase(junk), /not a SQLite database|file is not a database/);
+  });
+
+  it("opens read-only only what exists", async () => {
+    const missing = join(tempDir(), "missing.sqlite");
+    await assert.rejects(openSessionAt(`sqlite:${missing}#x`, { readOnly: true }), /cannot open the SQLite store: no such database file/);
+    const db = join(tempDir(), "s.sqlite");
+    openSqliteDatabase(db).close();
+    assert.equal((await openSessionAt(`sqlite:${db}#nope`, { readOnly: true })).loaded, undefined);
+  });
+
+  it("takes over the lease of a process that is gone, and of another host whose heartbeat stopped", async () => {
+    const db = join(tempDir(), "s.sqlite");
+    openSqliteDatabase(db).close();
+    const raw = new Database(db);
+    const insert = raw.prepare("INSERT INTO leases (session_id, token, pid, host, since, heartbeat) VALUES (?, 't', ?, ?, 'then', ?)");
+    insert.run("dead", deadPid(), hostname(), Date.now());
+    insert.run("far-stale", 1, "elsewhere", Date.now() - STALE_AFTER_MS - 1000);
+    insert.run("far-live", 1, "elsewhere", Date.now());
+    raw.close();
+
+    for (const id of ["dead", "far-stale"]) {
+      const { backend } = await openSessionAt(`sqlite:${db}#${id}`);
+      backend!.append(sessionLines(id, 1));
+      await backend!.close();
+      assert.equal((await readLinesAt(`sqlite:${db}#${id}`))!.lines.length, 2);
+    }
+    await assert.rejects(openSessionAt(`sqlite:${db}#far-live`), (error: Error) => {
+      assert.ok(error instanceof SessionLockedError);
+      assert.match(error.message, /being written by process 1 on elsewhere \(since then\); close it first/);
+      return true;
+    });
+  });
+
+  it("stops a writer whose lease was taken over instead of interleaving lines", async () => {
+    const db = join(tempDir(), "s.sqlite");
+    const { backend } = await openSessionAt(`sqlite:${db}#s`);
+    backend!.append(sessionLines("s", 1));
+    const raw = new Database(db);
+    raw.prepare("UPDATE leases SET token = 'someone-else'").run();
+    raw.close();
+    assert.throws(() => backend!.append(["{}"]), /lease was taken over/);
+    assert.throws(() => backend!.rewrite([]), /lease was taken over/);
+    await backend!.close();
+    assert.equal((await readLinesAt(`sqlite:${db}#s`))!.lines.length, 2);
+  });
+
+  it("rolls a failed append back as a whole", async () => {
+    const db = join(tempDir(), "s.sqlite");
+    const { backend } = await openSessionAt(`sqlite:${db}#s`);
+    backend!.append(sessionLines("s", 2));
+    assert.throws(() => backend!.append(['{"ok":1}', 'bad\nline']), /holds a newline/);
+    const raw = new Database(db);
+    // a trigger that fails the second insert of the next append
+    raw.exec("CREATE TRIGGER no_second BEFORE INSERT ON entries WHEN NEW.line = '\"second\"' BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    raw.close();
+    assert.throws(() => backend!.append(['"first"', '"second"']), /refused/);
+    backend!.append(['"third"']);
+    await backend!.close();
+    assert.deepEqual((await readLinesAt(`sqlite:${db}#s`))!.lines.slice(3), ['"third"']);
+    assert.equal(listSqliteSessions(db)[0].entryCount, 3);
+  });
+});
