@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { register as registerChat } from "./commands/chat.js";
 import { register as registerCheckout } from "./commands/checkout.js";
 import { register as registerCompact } from "./commands/compact.js";
 import { register as registerContext } from "./commands/context.js";
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerCompact(program);
   registerPrune(program);
   registerServe(program);
+  registerChat(program);
   return program;
 }
 

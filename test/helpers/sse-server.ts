@@ -1,7 +1,8 @@
 /**
  * A scripted OpenAI-compatible chat-completions server on 127.0.0.1: each POST is answered by
  * the test's `respond` function, either as an SSE stream of `chat.completion.chunk`s (with a
- * final usage chunk) or as an HTTP error with an OpenAI-style JSON body.
+ * final usage chunk), optionally carrying tool calls, or as an HTTP error with an OpenAI-style
+ * JSON body. `delayMs` holds the answer back (slow models, Escape while waiting).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,9 +14,22 @@ export interface ChatRequest {
   [key: string]: unknown;
 }
 
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 export type ScriptedReply =
-  | { text: string; promptTokens?: number; completionTokens?: number; finishReason?: string }
-  | { status: number; message: string; headers?: Record<string, string> };
+  | {
+      text: string;
+      promptTokens?: number;
+      completionTokens?: number;
+      finishReason?: string;
+      toolCalls?: ScriptedToolCall[];
+      delayMs?: number;
+    }
+  | { status: number; message: string; headers?: Record<string, string>; delayMs?: number };
 
 export interface ScriptedServer {
   baseUrl: string;
@@ -39,6 +53,7 @@ const chunk = (delta: object, finish: string | null = null) => ({
 
 export async function startScriptedServer(respond: (request: ChatRequest, index: number) => ScriptedReply): Promise<ScriptedServer> {
   const requests: ChatRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer(async (req, res) => {
     let body = "";
     for await (const part of req) body += part;
@@ -51,16 +66,35 @@ export async function startScriptedServer(respond: (request: ChatRequest, index:
     }
     requests.push(request);
     const reply = respond(request, requests.length - 1);
+    if (reply.delayMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve();
+        }, reply.delayMs);
+        timers.add(timer);
+      });
+      // The client gave up (an abort) while the answer was held back.
+      if (res.destroyed || req.socket.destroyed) return;
+    }
     if ("status" in reply) {
       res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
       res.end(JSON.stringify({ error: { message: reply.message, type: "invalid_request_error" } }));
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const calls = reply.toolCalls ?? [];
     const events = [
       chunk({ role: "assistant", content: "" }),
-      chunk({ content: reply.text }),
-      chunk({}, reply.finishReason ?? "stop"),
+      ...(reply.text ? [chunk({ content: reply.text })] : []),
+      ...calls.map((call, index) =>
+        chunk({
+          tool_calls: [
+            { index, id: call.id ?? `call_${index}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } },
+          ],
+        }),
+      ),
+      chunk({}, reply.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop")),
       {
         id: "chatcmpl-1",
         object: "chat.completion.chunk",
@@ -84,6 +118,7 @@ export async function startScriptedServer(respond: (request: ChatRequest, index:
     requests,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -1,0 +1,85 @@
+/**
+ * What `/session` prints: the file, its entries by kind, the tokens the model reported and what
+ * they cost. Pure over the session's entries.
+ */
+import type { SessionEntry } from "../session/types.js";
+import { formatContextUsage, formatTokens } from "./footer.js";
+
+export interface SessionStats {
+  entries: number;
+  messages: number;
+  userMessages: number;
+  assistantMessages: number;
+  toolResults: number;
+  compactions: number;
+  branchSummaries: number;
+  labels: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+/** Counts over every entry of the file (all branches): what the session has cost so far. */
+export function sessionStats(entries: readonly SessionEntry[]): SessionStats {
+  const stats: SessionStats = {
+    entries: entries.length,
+    messages: 0,
+    userMessages: 0,
+    assistantMessages: 0,
+    toolResults: 0,
+    compactions: 0,
+    branchSummaries: 0,
+    labels: 0,
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    cost: 0,
+  };
+  for (const entry of entries) {
+    if (entry.type === "compaction") stats.compactions++;
+    else if (entry.type === "branch_summary") stats.branchSummaries++;
+    else if (entry.type === "label") stats.labels++;
+    if (entry.type !== "message") continue;
+    stats.messages++;
+    const message = entry.message;
+    if (message.role === "user") stats.userMessages++;
+    else if (message.role === "toolResult") stats.toolResults++;
+    else if (message.role === "assistant") {
+      stats.assistantMessages++;
+      const usage = message.usage;
+      if (!usage) continue;
+      stats.input += usage.input || 0;
+      stats.output += usage.output || 0;
+      stats.cacheRead += usage.cacheRead || 0;
+      stats.cacheWrite += usage.cacheWrite || 0;
+      stats.cost += usage.cost?.total || 0;
+    }
+  }
+  return stats;
+}
+
+export function formatCost(dollars: number): string {
+  if (dollars === 0) return "$0";
+  return dollars < 0.01 ? `$${dollars.toFixed(4)}` : `$${dollars.toFixed(2)}`;
+}
+
+export function sessionInfoLines(input: {
+  file: string | undefined;
+  entries: readonly SessionEntry[];
+  usage: Parameters<typeof formatContextUsage>[0];
+  model: string;
+}): string[] {
+  const s = sessionStats(input.entries);
+  const cache = s.cacheRead || s.cacheWrite ? `, cache ${formatTokens(s.cacheRead)} read / ${formatTokens(s.cacheWrite)} written` : "";
+  return [
+    `file:     ${input.file ?? "(not saved)"}`,
+    `entries:  ${s.entries} (${s.userMessages} user, ${s.assistantMessages} assistant, ${s.toolResults} tool results, ${s.compactions} compactions, ${s.branchSummaries} branch summaries, ${s.labels} label changes)`,
+    `model:    ${input.model}`,
+    `context:  ${formatContextUsage(input.usage)}`,
+    `tokens:   ${formatTokens(s.input)} in, ${formatTokens(s.output)} out${cache}`,
+    `cost:     ${formatCost(s.cost)}`,
+  ];
+}

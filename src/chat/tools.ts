@@ -1,0 +1,297 @@
+/**
+ * The tools `bonsai chat` gives the model: read, write and edit files, and (only when asked for)
+ * run shell commands, all confined to the working directory. A path that leaves it, lexically
+ * (`../x`, an absolute path elsewhere) or through a symlink, is refused. pi-agent-core's AgentTool
+ * shape; only its types are imported, so loading this module stays cheap.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import type { AgentTool, AgentToolResult } from "@mariozechner/pi-agent-core";
+import type { TSchema } from "@mariozechner/pi-ai";
+
+/** A refused path or a failed edit: the message goes back to the model as the tool's error. */
+export class ToolInputError extends Error {
+  override name = "ToolInputError";
+}
+
+export const READ_MAX_LINES = 2000;
+export const READ_MAX_BYTES = 50 * 1024;
+export const BASH_MAX_OUTPUT = 30 * 1024;
+export const BASH_DEFAULT_TIMEOUT_S = 120;
+
+/** Whether `target` is `root` or below it, by path text alone (both absolute, normalized). */
+export function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/**
+ * The absolute path for a path the model gave, refusing anything outside `cwd`: `..` escapes,
+ * absolute paths elsewhere, and symlinks (anywhere along the path) that point out of it. For a
+ * file that does not exist yet, its nearest existing ancestor is checked.
+ */
+export function resolveInside(cwd: string, path: string): string {
+  if (typeof path !== "string" || path.trim() === "") throw new ToolInputError("path is empty: give a path relative to the working directory");
+  if (path.includes("\0")) throw new ToolInputError("path contains a NUL byte");
+  const root = realpathSync(cwd);
+  const target = resolve(root, path);
+  if (!isInside(root, target)) {
+    throw new ToolInputError(`${path} is outside the working directory ${root}: only paths inside it can be used`);
+  }
+  // lstat, not exists: a dangling symlink "does not exist" but writing through it lands elsewhere.
+  let existing = target;
+  while (!lexists(existing) && existing !== root) existing = dirname(existing);
+  let real: string;
+  try {
+    real = realpathSync(existing);
+  } catch {
+    throw new ToolInputError(`${path} goes through a symlink that points nowhere (${existing}): only paths inside the working directory can be used`);
+  }
+  if (!isInside(root, real)) {
+    throw new ToolInputError(`${path} leads outside the working directory through a symlink (${real}): only paths inside it can be used`);
+  }
+  return target;
+}
+
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function text(content: string, details: unknown = {}): AgentToolResult<unknown> {
+  return { content: [{ type: "text", text: content }], details };
+}
+
+const schema = (properties: Record<string, object>, required: string[]): TSchema =>
+  ({ type: "object", properties, required, additionalProperties: false }) as unknown as TSchema;
+
+type Args = Record<string, unknown>;
+const str = (args: Args, key: string): string => {
+  const value = args[key];
+  if (typeof value !== "string") throw new ToolInputError(`${key} must be a string`);
+  return value;
+};
+const optInt = (args: Args, key: string): number | undefined => {
+  const value = args[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw new ToolInputError(`${key} must be a positive integer`);
+  return value;
+};
+
+/** Lines `offset…offset+limit-1` (1-based) of a text, cut at READ_MAX_LINES / READ_MAX_BYTES with a note. */
+export function sliceForRead(content: string, offset = 1, limit?: number): string {
+  const lines = content.split("\n");
+  if (offset > lines.length) throw new ToolInputError(`offset ${offset} is past the end (${lines.length} lines)`);
+  const wanted = Math.min(limit ?? READ_MAX_LINES, READ_MAX_LINES);
+  const picked: string[] = [];
+  let bytes = 0;
+  let i = offset - 1;
+  for (; i < lines.length && picked.length < wanted; i++) {
+    const size = Buffer.byteLength(lines[i]) + 1;
+    if (bytes + size > READ_MAX_BYTES && picked.length > 0) break;
+    picked.push(lines[i]);
+    bytes += size;
+  }
+  const out = picked.join("\n");
+  if (i < lines.length) return `${out}\n\n[lines ${offset}-${i} of ${lines.length}; read on with offset=${i + 1}]`;
+  return out;
+}
+
+/** Replaces the one occurrence of `oldText`; none or several is an error naming the count. */
+export function replaceExactlyOnce(content: string, oldText: string, newText: string, path: string): string {
+  if (oldText === "") throw new ToolInputError("oldText is empty: give the exact text to replace");
+  const first = content.indexOf(oldText);
+  if (first < 0) throw new ToolInputError(`oldText was not found in ${path}: read the file and copy the text exactly, whitespace included`);
+  const second = content.indexOf(oldText, first + 1);
+  if (second >= 0) {
+    let count = 0;
+    for (let at = content.indexOf(oldText); at >= 0; at = content.indexOf(oldText, at + oldText.length)) count++;
+    throw new ToolInputError(`oldText occurs ${count} times in ${path}: include more surrounding text so it matches once`);
+  }
+  return content.slice(0, first) + newText + content.slice(first + oldText.length);
+}
+
+function readTool(cwd: string): AgentTool {
+  return {
+    name: "read",
+    label: "read",
+    description: `Read a text file (or list a directory) inside the working directory. Long files come back in pieces of up to ${READ_MAX_LINES} lines; use offset (1-based line) and limit to read on.`,
+    parameters: schema(
+      {
+        path: { type: "string", description: "path relative to the working directory" },
+        offset: { type: "integer", description: "first line to read, 1-based" },
+        limit: { type: "integer", description: "how many lines to read" },
+      },
+      ["path"],
+    ),
+    async execute(_id, params) {
+      const args = params as Args;
+      const path = str(args, "path");
+      const file = resolveInside(cwd, path);
+      const stat = statSync(file);
+      if (stat.isDirectory()) {
+        const names = readdirSync(file, { withFileTypes: true }).map((d) => (d.isDirectory() ? `${d.name}/` : d.name));
+        return text(names.sort().join("\n") || "(empty directory)", { path, entries: names.length });
+      }
+      const data = readFileSync(file);
+      if (data.subarray(0, 8192).includes(0)) throw new ToolInputError(`${path} is a binary file (${data.length} bytes)`);
+      return text(sliceForRead(data.toString("utf8"), optInt(args, "offset"), optInt(args, "limit")), { path, bytes: data.length });
+    },
+  };
+}
+
+function writeTool(cwd: string): AgentTool {
+  return {
+    name: "write",
+    label: "write",
+    description: "Create or overwrite a file inside the working directory with the given content. Missing directories are created.",
+    parameters: schema(
+      {
+        path: { type: "string", description: "path relative to the working directory" },
+        content: { type: "string", description: "the complete new content of the file" },
+      },
+      ["path", "content"],
+    ),
+    async execute(_id, params) {
+      const args = params as Args;
+      const path = str(args, "path");
+      const content = str(args, "content");
+      const file = resolveInside(cwd, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
+      const bytes = Buffer.byteLength(content);
+      return text(`Wrote ${bytes} bytes to ${path}`, { path, bytes });
+    },
+  };
+}
+
+function editTool(cwd: string): AgentTool {
+  return {
+    name: "edit",
+    label: "edit",
+    description:
+      "Change a file inside the working directory by replacing one exact piece of text. oldText must match the file exactly (whitespace included) and occur exactly once.",
+    parameters: schema(
+      {
+        path: { type: "string", description: "path relative to the working directory" },
+        oldText: { type: "string", description: "the exact text to replace; it must occur once" },
+        newText: { type: "string", description: "the replacement" },
+      },
+      ["path", "oldText", "newText"],
+    ),
+    async execute(_id, params) {
+      const args = params as Args;
+      const path = str(args, "path");
+      const file = resolveInside(cwd, path);
+      if (!existsSync(file)) throw new ToolInputError(`${path} does not exist: use write to create it`);
+      const updated = replaceExactlyOnce(readFileSync(file, "utf8"), str(args, "oldText"), str(args, "newText"), path);
+      writeFileSync(file, updated);
+      return text(`Edited ${path}`, { path });
+    },
+  };
+}
+
+/** The tail of a command's output, so a noisy build cannot flood the context. */
+export function tailOutput(output: string, max = BASH_MAX_OUTPUT): string {
+  if (Buffer.byteLength(output) <= max) return output;
+  const tail = Buffer.from(output).subarray(-max).toString("utf8");
+  return `[output cut: showing the last ${max} bytes]\n${tail}`;
+}
+
+function bashTool(cwd: string): AgentTool {
+  return {
+    name: "bash",
+    label: "bash",
+    description: `Run a bash command in the working directory and return its output (stdout and stderr together, the last ${BASH_MAX_OUTPUT / 1024} KB). A non-zero exit is an error. Default timeout ${BASH_DEFAULT_TIMEOUT_S} s.`,
+    parameters: schema(
+      {
+        command: { type: "string", description: "the command line, run with bash -c" },
+        timeout: { type: "integer", description: "seconds before the command is killed" },
+      },
+      ["command"],
+    ),
+    async execute(_id, params, signal) {
+      const args = params as Args;
+      const command = str(args, "command");
+      const timeoutS = optInt(args, "timeout") ?? BASH_DEFAULT_TIMEOUT_S;
+      const { output, code, reason } = await runCommand(command, cwd, timeoutS * 1000, signal);
+      const shown = tailOutput(output) || "(no output)";
+      if (reason === "timeout") throw new Error(`${shown}\n\nkilled after ${timeoutS} s (timeout)`);
+      if (reason === "aborted") throw new Error(`${shown}\n\nkilled: the run was stopped`);
+      if (code !== 0) throw new Error(`${shown}\n\nexit code ${code}`);
+      return text(shown, { command, exitCode: code });
+    },
+  };
+}
+
+/** Runs `command` in its own process group, so a timeout or abort kills its children too. */
+export function runCommand(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ output: string; code: number | null; reason?: "timeout" | "aborted" }> {
+  return new Promise((resolvePromise, reject) => {
+    if (signal?.aborted) {
+      resolvePromise({ output: "", code: null, reason: "aborted" });
+      return;
+    }
+    const child = spawn("bash", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const collect = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      // Keep memory bounded: only the tail is ever shown.
+      while (size > BASH_MAX_OUTPUT * 4 && chunks.length > 1) size -= chunks.shift()!.length;
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    let reason: "timeout" | "aborted" | undefined;
+    const kill = (why: "timeout" | "aborted") => {
+      reason ??= why;
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    const timer = setTimeout(() => kill("timeout"), timeoutMs);
+    const onAbort = () => kill("aborted");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolvePromise({ output: Buffer.concat(chunks).toString("utf8"), code, ...(reason ? { reason } : {}) });
+    });
+  });
+}
+
+export interface ChatToolOptions {
+  /** include `bash` (off unless the user passed --allow-bash) */
+  allowBash?: boolean;
+}
+
+/** read, write, edit (and bash when allowed), each confined to `cwd`. */
+export function createChatTools(cwd: string, options: ChatToolOptions = {}): AgentTool[] {
+  const root = resolve(cwd);
+  const tools = [readTool(root), writeTool(root), editTool(root)];
+  if (options.allowBash) tools.push(bashTool(root));
+  return tools;
+}
+
+/** Used in the system prompt: which tools exist and where they work. */
+export function describeTools(cwd: string, options: ChatToolOptions = {}): string {
+  const names = ["read", "write", "edit", ...(options.allowBash ? ["bash"] : [])];
+  return `You can use the tools ${names.join(", ")}. They work inside ${resolve(cwd)} only; give paths relative to it.`;
+}

@@ -1,0 +1,106 @@
+/**
+ * `bonsai chat`: an interactive agent in the terminal (src/chat/). Everything heavy (pi-tui,
+ * pi-ai, pi-agent-core, the AgentSession) is imported inside the action, so the inspection
+ * commands never load it.
+ */
+import { type Command, InvalidArgumentError } from "commander";
+import { CliError, runAction } from "../output.js";
+
+interface ChatOptions {
+  model?: string;
+  baseUrl?: string;
+  modelId?: string;
+  apiKey?: string;
+  contextWindow?: number;
+  session?: string;
+  continue?: boolean;
+  allowBash?: boolean;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer (tokens)");
+  return n;
+}
+
+/** The agent's instructions, in our words: where it works and what its tools may touch. */
+export function chatSystemPrompt(cwd: string, toolsLine: string, today = new Date()): string {
+  return [
+    `You are a coding assistant working with a person in the directory ${cwd}.`,
+    toolsLine,
+    "Read a file before you change it. Use edit for small changes to existing files and write for new files or full rewrites.",
+    "Answer briefly and concretely; say what you changed and why.",
+    `Today is ${today.toISOString().slice(0, 10)}.`,
+  ].join("\n");
+}
+
+export function register(program: Command): void {
+  program
+    .command("chat")
+    .description("an interactive agent: /compact, /tree, /label, /fork, /session; Escape stops; sessions under ~/.bonsai/sessions")
+    .option("--model <provider/id>", "a pi-ai model, e.g. anthropic/claude-sonnet-4-5 (key from the provider's env var; or env BONSAI_MODEL)")
+    .option("--base-url <url>", "an OpenAI-compatible server (Ollama, llama.cpp, vLLM), e.g. http://localhost:11434/v1 (or env BONSAI_BASE_URL)")
+    .option("--model-id <id>", "model name to request from --base-url")
+    .option("--api-key <key>", "API key (default: from the environment)")
+    .option("--context-window <n>", "the model's context window in tokens (--base-url default 128000)", positiveInteger)
+    .option("--session <file>", "open this session file (a new session starts there when it does not exist)")
+    .option("-c, --continue", "resume the most recent session of this directory")
+    .option("--allow-bash", "give the model a bash tool (runs commands in this directory)")
+    .action(
+      runAction(async (options: ChatOptions) => {
+        const { resolveChatModel } = await import("../../chat/model.js");
+        const { model, apiKey } = await resolveChatModel(options);
+        if (!process.stdin.isTTY || !process.stdout.isTTY) {
+          throw new CliError("bonsai chat needs an interactive terminal: run it in a terminal, not through a pipe");
+        }
+        const cwd = process.cwd();
+        const notices: string[] = [];
+        const [{ loadSettings, SettingsError }, { openChatSession }, { createChatTools, describeTools }, { AgentSession }] = await Promise.all([
+          import("../../config/settings.js"),
+          import("../../chat/session-files.js"),
+          import("../../chat/tools.js"),
+          import("../../agent/agent-session.js"),
+        ]);
+        let settings: ReturnType<typeof loadSettings>;
+        try {
+          settings = loadSettings({ cwd, onWarning: (message) => notices.push(message) });
+        } catch (error) {
+          if (error instanceof SettingsError) throw new CliError(error.message);
+          throw error;
+        }
+        const { session: manager, resumed } = openChatSession({
+          cwd,
+          session: options.session,
+          continue: options.continue,
+          onWarning: (message) => notices.push(message),
+        });
+        let exitCode = 0;
+        try {
+          const toolOptions = { allowBash: options.allowBash };
+          const session = await AgentSession.create({
+            sessionManager: manager,
+            model,
+            systemPrompt: chatSystemPrompt(cwd, describeTools(cwd, toolOptions)),
+            tools: createChatTools(cwd, toolOptions),
+            settings,
+            getApiKey: () => apiKey,
+          });
+          const { ChatApp } = await import("../../chat/app.js");
+          const app = new ChatApp({ session, resumed, notices });
+          app.start();
+          await app.done;
+        } catch (error) {
+          exitCode = 1;
+          throw error;
+        } finally {
+          manager.close();
+          const file = manager.getSessionFile();
+          if (exitCode === 0 && file && manager.getEntries().length > 0) {
+            process.stdout.write(`Session saved: ${file}\nResume it with: bonsai chat --continue\n`);
+          }
+        }
+        // The model client may keep sockets open; the conversation is over and saved.
+        process.exit(0);
+      }),
+    );
+}
