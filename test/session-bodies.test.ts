@@ -8,6 +8,7 @@ import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { readMessagePrefix } from "../src/session/bodies.js";
+import { IdTable } from "../src/session/id-table.js";
 import { SessionManager } from "../src/session/manager.js";
 import { toJsonl } from "../src/session/storage.js";
 import { flattenTree } from "../src/session/tree.js";
@@ -191,4 +192,40 @@ describe("readMessagePrefix", () => {
     assert.equal(readMessagePrefix(line(entry("custom", "c1", null, { customType: "x" }))), undefined);
     assert.equal(readMessagePrefix(line(e).subarray(0, 60)), undefined, "torn line");
   });
+});
+
+describe("IdTable", () => {
+  it("finds every id after growing, keeps the first holder unless told to replace", () => {
+    const items: { id: string }[] = [];
+    const table = new IdTable(items);
+    for (let i = 0; i < 5000; i++) {
+      const id = (i * 2654435761).toString(16);
+      assert.equal(table.put(id, items.length, false), true);
+      items.push({ id });
+    }
+    assert.equal(table.size, 5000);
+    for (const item of items) assert.equal(table.get(item.id), item);
+    assert.equal(table.has("not-there"), false);
+    items.push({ id: items[10].id });
+    assert.equal(table.put(items[10].id, items.length - 1, false), false);
+    assert.equal(table.get(items[10].id), items[10]);
+    assert.equal(table.put(items[10].id, items.length - 1, true), true);
+    assert.equal(table.get(items[10].id), items[items.length - 1]);
+    assert.equal(table.size, 5000);
+  });
+});
+
+describe("duplicate ids with deferred bodies", () => {
+  for (const mode of ["eager", ...MODES] as const) {
+    it(`${mode}: the later line is skipped and reported, the first one kept`, () => {
+      const file = writeSession([userEntry("a", null, "first", 1), userEntry("b", "a", "second", 2), userEntry("a", "b", "again", 3)]);
+      const session = SessionManager.open(file, { readOnly: true, bodies: mode });
+      assert.deepEqual(
+        session.getLoadIssues().map((i) => [i.kind, i.line]),
+        [["duplicate-id", 4]],
+      );
+      assert.deepEqual(session.getEntries().map((e) => e.timestamp), [userEntry("a", null, "", 1).timestamp, userEntry("b", "a", "", 2).timestamp]);
+      assert.equal(session.getLeafId(), "b");
+    });
+  }
 });

@@ -10,20 +10,15 @@ import { decodeLine } from "./jsonl.js";
 import type { SessionEntry } from "./types.js";
 import { validateEntry } from "./validate.js";
 
-/** What the index knows about an entry before its body is read. */
-export class DeferredEntry {
-  constructor(
-    readonly type: string,
-    readonly id: string,
-    readonly parentId: string | null,
-    /** `message.role` of message entries */
-    readonly role: string | undefined,
-    /** 1-based line number, for errors */
-    readonly line: number,
-    /** byte range of the line */
-    readonly offset: number,
-    readonly length: number,
-  ) {}
+/** Where the body of an entry that was not kept is, and what it must turn out to be. */
+export interface DeferredBody {
+  readonly id: string;
+  readonly type: string;
+  /** 1-based line number, for errors */
+  readonly line: number;
+  /** byte range of the line */
+  readonly offset: number;
+  readonly length: number;
 }
 
 const Q = 0x22;
@@ -34,18 +29,30 @@ const NULL = Buffer.from("null");
 const PREFIX_TIMESTAMP = Buffer.from(',"timestamp":"');
 const PREFIX_MESSAGE = Buffer.from('","message":{"role":"');
 
-function startsWithAt(bytes: Buffer, at: number, expected: Buffer): boolean {
-  if (at + expected.length > bytes.length) return false;
+function startsWithAt(bytes: Buffer, at: number, limit: number, expected: Buffer): boolean {
+  if (at + expected.length > limit) return false;
   for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
   return true;
 }
 
-/** The end of a plain string starting at `from` (no escapes in it), or -1. */
-function plainStringEnd(bytes: Buffer, from: number): number {
-  const end = bytes.indexOf(Q, from);
-  if (end === -1) return -1;
-  const backslash = bytes.indexOf(BACKSLASH, from);
-  return backslash !== -1 && backslash < end ? -1 : end;
+/** The end of a plain string starting at `from` (no escapes, no control bytes), or -1. */
+function plainStringEnd(bytes: Buffer, from: number, limit: number): number {
+  for (let i = from; i < limit; i++) {
+    const b = bytes[i];
+    if (b === Q) return i;
+    if (b === BACKSLASH || b < 0x20) return -1;
+  }
+  return -1;
+}
+
+/** The usual roles as shared strings, so a million entries do not hold a million copies. */
+const ROLES = ["user", "assistant", "toolResult", "bashExecution", "custom"].map((role) => ({ role, bytes: Buffer.from(`${role}"`) }));
+
+function roleAt(bytes: Buffer, at: number, end: number): string {
+  for (const { role, bytes: expected } of ROLES) {
+    if (end - at === role.length && startsWithAt(bytes, at, end + 1, expected)) return role;
+  }
+  return bytes.toString("utf8", at, end);
 }
 
 /**
@@ -54,35 +61,39 @@ function plainStringEnd(bytes: Buffer, from: number): number {
  * the rest. Anything else (another type, another key order, escapes, a line that does not end
  * in `}`) gives undefined and the caller parses the line in full.
  */
-export function readMessagePrefix(bytes: Buffer): { id: string; parentId: string | null; role: string } | undefined {
-  if (bytes[bytes.length - 1] !== 0x7d || !startsWithAt(bytes, 0, PREFIX_ID)) return undefined;
-  let at = PREFIX_ID.length;
-  const idEnd = plainStringEnd(bytes, at);
+export function readMessagePrefix(
+  bytes: Buffer,
+  start = 0,
+  end = bytes.length,
+): { id: string; parentId: string | null; role: string } | undefined {
+  if (end <= start || bytes[end - 1] !== 0x7d || !startsWithAt(bytes, start, end, PREFIX_ID)) return undefined;
+  let at = start + PREFIX_ID.length;
+  const idEnd = plainStringEnd(bytes, at, end);
   if (idEnd <= at) return undefined;
   const id = bytes.toString("utf8", at, idEnd);
   at = idEnd;
-  if (!startsWithAt(bytes, at, PREFIX_PARENT)) return undefined;
+  if (!startsWithAt(bytes, at, end, PREFIX_PARENT)) return undefined;
   at += PREFIX_PARENT.length;
   let parentId: string | null;
-  if (startsWithAt(bytes, at, NULL)) {
+  if (startsWithAt(bytes, at, end, NULL)) {
     parentId = null;
     at += NULL.length;
   } else if (bytes[at] === Q) {
-    const end = plainStringEnd(bytes, at + 1);
-    if (end === -1) return undefined;
-    parentId = bytes.toString("utf8", at + 1, end);
-    at = end + 1;
+    const parentEnd = plainStringEnd(bytes, at + 1, end);
+    if (parentEnd === -1) return undefined;
+    parentId = bytes.toString("utf8", at + 1, parentEnd);
+    at = parentEnd + 1;
   } else return undefined;
-  if (!startsWithAt(bytes, at, PREFIX_TIMESTAMP)) return undefined;
+  if (!startsWithAt(bytes, at, end, PREFIX_TIMESTAMP)) return undefined;
   at += PREFIX_TIMESTAMP.length;
-  const timestampEnd = plainStringEnd(bytes, at);
+  const timestampEnd = plainStringEnd(bytes, at, end);
   if (timestampEnd === -1) return undefined;
   at = timestampEnd;
-  if (!startsWithAt(bytes, at, PREFIX_MESSAGE)) return undefined;
+  if (!startsWithAt(bytes, at, end, PREFIX_MESSAGE)) return undefined;
   at += PREFIX_MESSAGE.length;
-  const roleEnd = plainStringEnd(bytes, at);
+  const roleEnd = plainStringEnd(bytes, at, end);
   if (roleEnd <= at) return undefined;
-  return { id, parentId, role: bytes.toString("latin1", at, roleEnd) };
+  return { id, parentId, role: roleAt(bytes, at, roleEnd) };
 }
 
 /** A read of several lines at once stays under this size unless one line is larger. */
@@ -120,7 +131,7 @@ export class BodyReader {
   }
 
   /** Entries for `deferred`, in the same order. */
-  read(deferred: readonly DeferredEntry[]): SessionEntry[] {
+  read(deferred: readonly DeferredBody[]): SessionEntry[] {
     const out = new Array<SessionEntry>(deferred.length);
     if (deferred.length === 0) return out;
     const order = deferred.map((_, i) => i);
@@ -167,7 +178,7 @@ export class BodyReader {
     }
   }
 
-  private parse(d: DeferredEntry, bytes: Buffer): SessionEntry {
+  private parse(d: DeferredBody, bytes: Buffer): SessionEntry {
     let value: unknown;
     try {
       value = JSON.parse(decodeLine(bytes).text);
@@ -183,19 +194,19 @@ export class BodyReader {
     return entry;
   }
 
-  private changed(d: DeferredEntry | undefined, reason: string): Error {
+  private changed(d: DeferredBody | undefined, reason: string): Error {
     const where = d ? `${this.path}:${d.line}` : this.path;
     const what = d ? `entry ${d.id}` : "an entry";
     return new Error(`${where}: cannot read ${what} back: ${reason}; the file was changed or damaged since it was opened, open it again`);
   }
 }
 
-function isSortedByOffset(deferred: readonly DeferredEntry[]): boolean {
+function isSortedByOffset(deferred: readonly DeferredBody[]): boolean {
   for (let i = 1; i < deferred.length; i++) if (deferred[i].offset < deferred[i - 1].offset) return false;
   return true;
 }
 
-function spanOf(deferred: readonly DeferredEntry[], order: readonly number[]): number {
+function spanOf(deferred: readonly DeferredBody[], order: readonly number[]): number {
   const first = deferred[order[0]];
   const last = deferred[order[order.length - 1]];
   return Math.max(first.length, last.offset + last.length - first.offset);

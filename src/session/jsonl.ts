@@ -2,21 +2,56 @@
  * JSONL reading without readline and without decoding the whole file into one string:
  * a Buffer-level splitter that decodes one line at a time. It is the fastest way to read a
  * session file on Node 20 (see DESIGN.md section 6) and it knows line numbers for error reports.
+ * One line object is reused for every line and the bytes are handed out as a range of the read
+ * buffer: a million-line file then costs no per-line allocation before the caller decides what
+ * to keep.
  */
+import { isUtf8 } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 
 const NEWLINE = 0x0a;
+const CR = 0x0d;
 const CHUNK_SIZE = 1 << 20;
+const EMPTY = Buffer.alloc(0);
 
+/** A line as the splitter reports it. The object and its buffer are only valid during the callback. */
 export interface RawLine {
   /** 1-based line number */
   lineNo: number;
   /** byte offset of the line's first byte */
   offset: number;
-  /** the line's bytes, without the newline (and without a trailing CR); a view that is only valid during the callback */
-  bytes: Buffer;
+  /** the line's bytes, without the newline (and without a trailing CR): a view made on each access */
+  readonly bytes: Buffer;
+  /** the same bytes as a range of `buffer`, without making a view */
+  buffer: Buffer;
+  start: number;
+  end: number;
+  /** true when the bytes are known to be valid UTF-8; false means not checked */
+  knownUtf8: boolean;
   /** false only for a last line with no newline after it */
   terminated: boolean;
+}
+
+class LineView implements RawLine {
+  lineNo = 0;
+  offset = 0;
+  buffer: Buffer = EMPTY;
+  start = 0;
+  end = 0;
+  knownUtf8 = false;
+  terminated = true;
+
+  get bytes(): Buffer {
+    return this.buffer.subarray(this.start, this.end);
+  }
+
+  /** Points the view at `buffer[start, end)` (newline excluded), dropping a trailing CR. */
+  set(buffer: Buffer, start: number, end: number): this {
+    this.buffer = buffer;
+    this.start = start;
+    this.end = end > start && buffer[end - 1] === CR ? end - 1 : end;
+    return this;
+  }
 }
 
 /**
@@ -44,44 +79,50 @@ export function forEachDescriptorLine(fd: number, onLine: (line: RawLine) => voi
 
 /** Same as forEachFileLine, over an in-memory buffer. */
 export function forEachBufferLine(data: Buffer, onLine: (line: RawLine) => void): void {
+  const line = new LineView();
   let start = 0;
-  let lineNo = 0;
   while (start < data.length) {
     let end = data.indexOf(NEWLINE, start);
     const terminated = end !== -1;
     if (!terminated) end = data.length;
-    lineNo++;
-    onLine({ lineNo, offset: start, bytes: stripCr(data.subarray(start, end)), terminated });
+    line.lineNo++;
+    line.offset = start;
+    line.terminated = terminated;
+    onLine(line.set(data, start, end));
     start = end + 1;
   }
 }
 
 function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line: RawLine) => void): { size: number } {
   const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
+  const line = new LineView();
   let carry: Buffer | null = null;
   let carryOffset = 0;
   let offset = 0;
-  let lineNo = 0;
   for (;;) {
     const n = read(chunk);
     if (n === 0) break;
     const data = chunk.subarray(0, n);
     let start = 0;
+    // One check for all the whole lines of the chunk; when it fails, lines are checked one by one.
+    const lastNewline = data.lastIndexOf(NEWLINE);
+    const chunkUtf8 = lastNewline !== -1 && isUtf8(data.subarray(0, lastNewline));
     for (;;) {
       const nl = data.indexOf(NEWLINE, start);
       if (nl === -1) break;
-      let bytes: Buffer;
-      let lineOffset: number;
+      line.lineNo++;
+      line.terminated = true;
       if (carry) {
-        bytes = Buffer.concat([carry, data.subarray(start, nl)]);
-        lineOffset = carryOffset;
+        line.set(Buffer.concat([carry, data.subarray(start, nl)]), 0, carry.length + nl - start);
+        line.offset = carryOffset;
+        line.knownUtf8 = false;
         carry = null;
       } else {
-        bytes = data.subarray(start, nl);
-        lineOffset = offset + start;
+        line.set(data, start, nl);
+        line.offset = offset + start;
+        line.knownUtf8 = chunkUtf8;
       }
-      lineNo++;
-      onLine({ lineNo, offset: lineOffset, bytes: stripCr(bytes), terminated: true });
+      onLine(line);
       start = nl + 1;
     }
     if (start < n) {
@@ -97,22 +138,31 @@ function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line: RawLi
     offset += n;
   }
   if (carry && carry.length > 0) {
-    lineNo++;
-    onLine({ lineNo, offset: carryOffset, bytes: stripCr(carry), terminated: false });
+    line.lineNo++;
+    line.terminated = false;
+    line.offset = carryOffset;
+    line.knownUtf8 = false;
+    onLine(line.set(carry, 0, carry.length));
   }
   return { size: offset };
-}
-
-function stripCr(bytes: Buffer): Buffer {
-  return bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, bytes.length - 1) : bytes;
 }
 
 const REPLACEMENT_CHAR = "\uFFFD";
 
 /** Decodes a line; `valid` is false when the bytes were not well-formed UTF-8. */
 export function decodeLine(bytes: Buffer): { text: string; validUtf8: boolean } {
-  const text = bytes.toString("utf8");
-  if (!text.includes(REPLACEMENT_CHAR)) return { text, validUtf8: true };
+  return decodeRange(bytes, 0, bytes.length, false);
+}
+
+/** decodeLine over `buffer[start, end)`; `knownUtf8` skips the validity check. */
+export function decodeRange(buffer: Buffer, start: number, end: number, knownUtf8: boolean): { text: string; validUtf8: boolean } {
+  const text = buffer.toString("utf8", start, end);
+  if (knownUtf8 || !text.includes(REPLACEMENT_CHAR)) return { text, validUtf8: true };
   // U+FFFD may be genuine text: only a byte mismatch proves the input was malformed.
-  return { text, validUtf8: Buffer.from(text, "utf8").equals(bytes) };
+  return { text, validUtf8: Buffer.from(text, "utf8").equals(buffer.subarray(start, end)) };
+}
+
+/** Whether `buffer[start, end)` is valid UTF-8. */
+export function isUtf8Range(line: RawLine): boolean {
+  return line.knownUtf8 || isUtf8(line.buffer.subarray(line.start, line.end));
 }

@@ -3,10 +3,10 @@
  * (and the file is never touched). Every later line that cannot be used is skipped and reported
  * with its line number; nothing valid is dropped.
  */
-import { isUtf8 } from "node:buffer";
 import { closeSync, openSync, statSync } from "node:fs";
-import { BodyReader, DeferredEntry, readMessagePrefix } from "./bodies.js";
-import { decodeLine, forEachBufferLine, forEachDescriptorLine, type RawLine } from "./jsonl.js";
+import { BodyReader, readMessagePrefix } from "./bodies.js";
+import { decodeRange, forEachBufferLine, forEachDescriptorLine, isUtf8Range, type RawLine } from "./jsonl.js";
+import { TreeIndex } from "./tree.js";
 import { isKnownEntryType, validateEntry, validateHeader } from "./validate.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.js";
 
@@ -62,9 +62,9 @@ function jsonReason(error: unknown): string {
 /**
  * How entry bodies are loaded. "eager": every entry parsed and kept. "checked": every line parsed
  * and validated, but message and custom-message bodies are dropped and read back from the file
- * when used (DeferredEntry). "trusted": message lines in the shape pi and bonsai write are not
- * parsed at all, only their type, ids and role are read; their bodies are validated when read
- * back. v1/v2 files are always loaded eagerly: migration rewrites their entries.
+ * when used. "trusted": message lines in the shape pi and bonsai write are not parsed at all,
+ * only their type, ids and role are read; their bodies are validated when read back. v1/v2 files
+ * are always loaded eagerly: migration rewrites their entries.
  */
 export type BodyLoading = "eager" | "checked" | "trusted";
 
@@ -72,23 +72,31 @@ export type BodyLoading = "eager" | "checked" | "trusted";
 class SessionReader {
   header: SessionHeader | undefined;
   headerProblem: { line: number; reason: string } | undefined;
-  readonly fileEntries: (FileEntry | DeferredEntry)[] = [];
+  readonly fileEntries: FileEntry[] = [];
   readonly issues: LoadIssue[] = [];
   private readonly ids = new Set<string>();
   private requireTreeFields = true;
-  /** bodies stay on disk: set once the header says the file is current (v3) */
-  private defer: BodyLoading = "eager";
+  /** where entries of a current (v3) file go, when the caller indexes them as they are read */
+  private into: TreeIndex | undefined;
   deferred = 0;
   lastTerminated = true;
 
-  constructor(private readonly bodies: BodyLoading = "eager") {}
+  /** whether the entries went into the index (a current file) rather than into fileEntries */
+  get indexed(): boolean {
+    return this.into !== undefined;
+  }
+
+  constructor(
+    private readonly bodies: BodyLoading = "eager",
+    private readonly index?: TreeIndex,
+  ) {}
 
   onLine = (line: RawLine): void => {
     this.lastTerminated = line.terminated;
-    if (line.bytes.length === 0 || this.headerProblem) return;
+    if (line.end === line.start || this.headerProblem) return;
     // the torn-tail check needs the full parse, so an unterminated last line never takes this path
-    if (this.defer === "trusted" && line.terminated && this.deferMessageLine(line)) return;
-    const { text, validUtf8 } = decodeLine(line.bytes);
+    if (this.into && this.bodies === "trusted" && line.terminated && this.deferMessageLine(line)) return;
+    const { text, validUtf8 } = decodeRange(line.buffer, line.start, line.end, line.knownUtf8);
     if (text.trim() === "") return;
     let value: unknown;
     try {
@@ -97,7 +105,7 @@ class SessionReader {
       if (!this.header) {
         this.headerProblem = { line: line.lineNo, reason: `not a session file: the first line is not JSON (${jsonReason(error)})` };
       } else if (!line.terminated) {
-        this.issue("torn-tail", line.lineNo, `last line is incomplete (${line.bytes.length} bytes, likely a torn write); skipped, the next append starts on a new line`);
+        this.issue("torn-tail", line.lineNo, `last line is incomplete (${line.end - line.start} bytes, likely a torn write); skipped, the next append starts on a new line`);
       } else {
         this.issue("malformed-json", line.lineNo, `malformed JSON (${jsonReason(error)}); line skipped`);
       }
@@ -111,7 +119,8 @@ class SessionReader {
       }
       this.header = value as SessionHeader;
       this.requireTreeFields = typeof this.header.version === "number" && this.header.version >= 2;
-      if (typeof this.header.version === "number" && this.header.version >= CURRENT_SESSION_VERSION) this.defer = this.bodies;
+      const current = typeof this.header.version === "number" && this.header.version >= CURRENT_SESSION_VERSION;
+      if (current) this.into = this.index;
       this.fileEntries.push(this.header);
       if (!validUtf8) this.issue("invalid-utf8", line.lineNo, "header has bytes that are not UTF-8; read with replacement characters", false);
       return;
@@ -126,38 +135,42 @@ class SessionReader {
       return;
     }
     const entry = value as SessionEntry;
-    if (this.requireTreeFields) {
-      if (this.ids.has(entry.id)) {
-        this.issue("duplicate-id", line.lineNo, `duplicate entry id ${entry.id}; the later line is skipped`);
-        return;
+    let added: boolean;
+    if (!this.into) {
+      added = !this.requireTreeFields || !this.ids.has(entry.id);
+      if (added) {
+        if (this.requireTreeFields) this.ids.add(entry.id);
+        this.fileEntries.push(entry);
       }
-      this.ids.add(entry.id);
+    } else if (this.bodies !== "eager" && (entry.type === "message" || entry.type === "custom_message")) {
+      const role = entry.type === "message" ? entry.message.role : undefined;
+      added = this.into.addDeferred(entry.type, entry.id, entry.parentId, role, line.lineNo, line.offset, line.end - line.start);
+      if (added) this.deferred++;
+    } else added = this.into.addIfNew(entry);
+    if (!added) {
+      this.duplicate(entry.id, line.lineNo);
+      return;
     }
     if (!validUtf8) this.issue("invalid-utf8", line.lineNo, "bytes that are not UTF-8, read with replacement characters", false);
     if (!isKnownEntryType(entry.type)) {
       this.issue("unknown-type", line.lineNo, `unknown entry type "${entry.type}"; kept, ignored in context`, false);
     }
-    if (this.defer !== "eager" && (entry.type === "message" || entry.type === "custom_message")) {
-      const role = entry.type === "message" ? entry.message.role : undefined;
-      this.fileEntries.push(new DeferredEntry(entry.type, entry.id, entry.parentId, role, line.lineNo, line.offset, line.bytes.length));
-      this.deferred++;
-      return;
-    }
-    this.fileEntries.push(entry);
   };
 
-  /** A message line whose prefix is in the usual shape becomes a DeferredEntry without a parse. */
+  private duplicate(id: string, lineNo: number): void {
+    this.issue("duplicate-id", lineNo, `duplicate entry id ${id}; the later line is skipped`);
+  }
+
+  /** A message line whose prefix is in the usual shape is indexed without a parse. */
   private deferMessageLine(line: RawLine): boolean {
-    const prefix = readMessagePrefix(line.bytes);
+    const prefix = readMessagePrefix(line.buffer, line.start, line.end);
     if (!prefix) return false;
-    if (this.ids.has(prefix.id)) {
-      this.issue("duplicate-id", line.lineNo, `duplicate entry id ${prefix.id}; the later line is skipped`);
+    if (!this.into!.addDeferred("message", prefix.id, prefix.parentId, prefix.role, line.lineNo, line.offset, line.end - line.start)) {
+      this.duplicate(prefix.id, line.lineNo);
       return true;
     }
-    this.ids.add(prefix.id);
-    if (!isUtf8(line.bytes)) this.issue("invalid-utf8", line.lineNo, "bytes that are not UTF-8, read with replacement characters", false);
-    this.fileEntries.push(new DeferredEntry("message", prefix.id, prefix.parentId, prefix.role, line.lineNo, line.offset, line.bytes.length));
     this.deferred++;
+    if (!isUtf8Range(line)) this.issue("invalid-utf8", line.lineNo, "bytes that are not UTF-8, read with replacement characters", false);
     return true;
   }
 
@@ -173,7 +186,7 @@ function finish(reader: SessionReader, path: string, size: number): LoadedSessio
   if (!reader.header) throw new SessionFileError("EMPTY", path, "empty file: no session header");
   return {
     header: reader.header,
-    fileEntries: reader.fileEntries as FileEntry[],
+    fileEntries: reader.fileEntries,
     issues: reader.issues,
     endsWithNewline: reader.lastTerminated,
     size,
@@ -187,20 +200,22 @@ export function loadSessionFile(path: string): LoadedSession {
   return finish(reader, path, size);
 }
 
-/** A session as the tree index takes it: entries in file order, some of them deferred. */
+/** A session read into a tree index as it was read. */
 export interface LoadedIndex extends Omit<LoadedSession, "fileEntries"> {
-  /** entries in file order, without the header */
-  entries: (SessionEntry | DeferredEntry)[];
-  /** reads deferred bodies back (it holds the file open); undefined when nothing was deferred */
-  bodies: BodyReader | undefined;
+  /** the entries of a current (v3) file, some of them with their bodies still on disk */
+  index: TreeIndex;
+  /** the entries of a v1/v2 file, read in full and left out of the index: they need migrating first */
+  unmigrated: SessionEntry[] | undefined;
 }
 
 /**
- * Reads a session file keeping message bodies on disk where it can (see BodyLoading). Same
- * errors and issues as loadSessionFile; "trusted" reports a damaged message body only when it is read.
+ * Reads a session file into a TreeIndex, keeping message bodies on disk where it can (see
+ * BodyLoading); the index then holds the file open until it is closed. Same errors and issues as
+ * loadSessionFile; "trusted" reports a damaged message body only when it is read.
  */
 export function loadSessionIndex(path: string, bodies: BodyLoading): LoadedIndex {
-  const { reader, size, fd } = readFile(path, bodies);
+  const index = new TreeIndex();
+  const { reader, size, fd } = readFile(path, bodies, index);
   let loaded: LoadedSession;
   try {
     loaded = finish(reader, path, size);
@@ -208,17 +223,14 @@ export function loadSessionIndex(path: string, bodies: BodyLoading): LoadedIndex
     closeSync(fd);
     throw error;
   }
-  const [, ...entries] = loaded.fileEntries as unknown as [SessionHeader, ...(SessionEntry | DeferredEntry)[]];
-  const { fileEntries: _all, ...rest } = loaded;
-  if (reader.deferred === 0) {
-    closeSync(fd);
-    return { ...rest, entries, bodies: undefined };
-  }
-  return { ...rest, entries, bodies: new BodyReader(path, fd, bodies === "checked") };
+  const { fileEntries, ...rest } = loaded;
+  if (reader.deferred > 0) index.attachBodies(new BodyReader(path, fd, bodies === "checked"));
+  else closeSync(fd);
+  return { ...rest, index, unmigrated: reader.indexed ? undefined : (fileEntries.slice(1) as SessionEntry[]) };
 }
 
 /** Reads every line through one descriptor, which the caller closes or keeps for deferred bodies. */
-function readFile(path: string, bodies: BodyLoading): { reader: SessionReader; size: number; fd: number } {
+function readFile(path: string, bodies: BodyLoading, index?: TreeIndex): { reader: SessionReader; size: number; fd: number } {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path);
@@ -229,7 +241,7 @@ function readFile(path: string, bodies: BodyLoading): { reader: SessionReader; s
   }
   if (stat.isDirectory()) throw new SessionFileError("NOT_A_FILE", path, "is a directory, not a session file");
   if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", path, "is not a regular file");
-  const reader = new SessionReader(bodies);
+  const reader = new SessionReader(bodies, index);
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");

@@ -8,7 +8,6 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
 import { generateEntryId, generateSessionId } from "./ids.js";
-import type { BodyReader, DeferredEntry } from "./bodies.js";
 import { type BodyLoading, type LoadedIndex, type LoadIssue, loadSessionIndex, SessionFileError } from "./load.js";
 import { migrateSessionEntries, sessionVersion } from "./migrate.js";
 import { describePathProblem, type PathProblem } from "./path.js";
@@ -84,13 +83,12 @@ export class SessionManager {
   private constructor(
     private sessionFile: string | undefined,
     header: SessionHeader,
-    entries: (SessionEntry | DeferredEntry)[],
+    entries: SessionEntry[] | TreeIndex,
     options: OpenOptions & {
       headerWritten: boolean;
       issues?: LoadIssue[];
       writer?: SessionFileWriter;
       unmigratedVersion?: number;
-      bodyReader?: BodyReader;
     },
   ) {
     this.header = header;
@@ -100,7 +98,7 @@ export class SessionManager {
     this.readOnly = options.readOnly ?? false;
     this.writer = options.writer;
     this.unmigratedVersion = options.unmigratedVersion;
-    this.index = new TreeIndex(entries, options.bodyReader);
+    this.index = entries instanceof TreeIndex ? entries : new TreeIndex(entries);
     this.leafId = leafFromFile(this.index);
   }
 
@@ -129,13 +127,13 @@ export class SessionManager {
       }
       for (const issue of loaded.issues) options.onWarning?.(`${file}:${issue.line}: ${issue.message}`);
       const header = loaded.header;
-      let entries = loaded.entries;
       const fromVersion = sessionVersion([header]);
+      let entries: SessionEntry[] | TreeIndex = loaded.index;
       let migrated = false;
       let fileEntries: FileEntry[] = [];
-      if (fromVersion < CURRENT_SESSION_VERSION) {
-        // only current files have deferred bodies: older ones were read in full, to be migrated
-        fileEntries = [header, ...(entries as SessionEntry[])];
+      if (loaded.unmigrated) {
+        // older formats were read in full and left out of the index, to be migrated first
+        fileEntries = [header, ...loaded.unmigrated];
         migrated = migrateSessionEntries(fileEntries);
         entries = fileEntries.slice(1) as SessionEntry[];
       }
@@ -153,10 +151,9 @@ export class SessionManager {
         issues: loaded.issues,
         writer,
         unmigratedVersion: migrated && writer && options.migrate === false ? fromVersion : undefined,
-        bodyReader: loaded.bodies,
       });
     } catch (error) {
-      loaded?.bodies?.close();
+      loaded?.index.close();
       writer?.close();
       throw error;
     }

@@ -8,8 +8,9 @@
  * path, worked out when it is added, so the context of a leaf is built from the entries after the
  * latest compaction instead of a walk over the whole path.
  */
-import { type BodyReader, DeferredEntry } from "./bodies.js";
+import type { BodyReader, DeferredBody } from "./bodies.js";
 import { compactionSummaryMessageFromEntry, contextFromPath, messageFromEntry, modelFromChange } from "./context.js";
+import { IdTable } from "./id-table.js";
 import { type PathProblem, pathToRoot } from "./path.js";
 import type { AgentMessage } from "../messages/types.js";
 import type {
@@ -21,29 +22,33 @@ import type {
   ThinkingLevelChangeEntry,
 } from "./types.js";
 
-class IndexNode {
-  /** the entry, once read */
-  entry: SessionEntry | undefined;
-  /** where the body is, while it has not been read */
-  deferred: DeferredEntry | undefined;
+class IndexNode implements DeferredBody {
   /** the parent, when it was indexed before this entry */
-  parent: IndexNode | undefined;
-  children: IndexNode[] | undefined;
+  parent: IndexNode | undefined = undefined;
+  /** children in file order, as a list through nextSibling (no array per entry) */
+  firstChild: IndexNode | undefined = undefined;
+  lastChild: IndexNode | undefined = undefined;
+  nextSibling: IndexNode | undefined = undefined;
   /**
    * Every entry up to a root was indexed before this one (so no cycle and no missing parent on
    * the path) and the three summaries below are exact.
    */
   rooted = false;
-  compaction: IndexNode | undefined;
-  thinking: IndexNode | undefined;
+  compaction: IndexNode | undefined = undefined;
+  thinking: IndexNode | undefined = undefined;
   /** the latest assistant message or default-role model change on the path */
-  model: IndexNode | undefined;
+  model: IndexNode | undefined = undefined;
 
   constructor(
     readonly id: string,
-    readonly parentId: string | null,
+    public parentId: string | null,
     readonly type: string,
     readonly role: string | undefined,
+    /** the entry, once read; until then the line it is on */
+    public entry: SessionEntry | undefined,
+    readonly line: number,
+    readonly offset: number,
+    readonly length: number,
   ) {}
 }
 
@@ -51,7 +56,7 @@ const EMPTY_CONTEXT = (): SessionContext => ({ messages: [], thinkingLevel: "off
 
 export class TreeIndex {
   private readonly nodes: IndexNode[] = [];
-  private readonly byId = new Map<string, IndexNode>();
+  private readonly byId = new IdTable<IndexNode>(this.nodes);
   /** children whose parent id is null or not (yet) indexed, by that id */
   private readonly waiting = new Map<string | null, IndexNode[]>();
   private readonly labels = new Map<string, string>();
@@ -60,15 +65,11 @@ export class TreeIndex {
   /** every entry in file order; kept only while no body is pending */
   private all: SessionEntry[] | undefined = [];
 
-  constructor(
-    entries: Iterable<SessionEntry | DeferredEntry> = [],
-    private readonly bodies?: BodyReader,
-  ) {
-    for (const entry of entries) {
-      if (entry instanceof DeferredEntry) this.addDeferred(entry);
-      else this.add(entry);
-    }
-    this.releaseBodiesIfDone();
+  /** reads bodies that are still on disk */
+  private bodies: BodyReader | undefined;
+
+  constructor(entries: Iterable<SessionEntry> = []) {
+    for (const entry of entries) this.add(entry);
   }
 
   get size(): number {
@@ -105,32 +106,57 @@ export class TreeIndex {
     return undefined;
   }
 
+  /** Adds an entry; a later entry with an id already indexed takes that id over. */
   add(entry: SessionEntry): void {
+    this.insert(entry, false);
+  }
+
+  /** Adds an entry unless its id is indexed already (then returns false and changes nothing). For loaders. */
+  addIfNew(entry: SessionEntry): boolean {
+    return this.insert(entry, true);
+  }
+
+  private insert(entry: SessionEntry, refuseDuplicate: boolean): boolean {
     const role = entry.type === "message" ? entry.message?.role : undefined;
-    const node = new IndexNode(entry.id, entry.parentId, entry.type, role);
-    node.entry = entry;
+    if (!this.link(new IndexNode(entry.id, entry.parentId, entry.type, role, entry, 0, -1, 0), refuseDuplicate)) return false;
     this.all?.push(entry);
-    this.link(node);
     if (entry.type === "label") {
       if (entry.label) this.labels.set(entry.targetId, entry.label);
       else this.labels.delete(entry.targetId);
     }
+    return true;
   }
 
-  private addDeferred(deferred: DeferredEntry): void {
-    const node = new IndexNode(deferred.id, deferred.parentId, deferred.type, deferred.role);
-    node.deferred = deferred;
+  /**
+   * Indexes an entry whose body stays in the file, at `offset` for `length` bytes (line `line`);
+   * attachBodies() gives the reader that fetches it. For loaders.
+   */
+  addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean {
+    if (!this.link(new IndexNode(id, parentId, type, role, undefined, line, offset, length), true)) return false;
     this.pending++;
     this.all = undefined;
-    this.link(node);
+    return true;
   }
 
-  private link(node: IndexNode): void {
-    const parent = node.parentId === null ? undefined : this.byId.get(node.parentId);
+  /** The reader for the bodies of deferred entries; the index closes it once every body is read. */
+  attachBodies(bodies: BodyReader): void {
+    this.bodies = bodies;
+    this.releaseBodiesIfDone();
+  }
+
+  /** Indexes `node`; with `refuseDuplicate`, an id already indexed makes it return false and change nothing. */
+  private link(node: IndexNode, refuseDuplicate: boolean): boolean {
+    // Most entries hang off the entry written just before them: no lookup needed then.
+    const last = this.nodes[this.nodes.length - 1];
+    let parent = node.parentId === null ? undefined : last?.id === node.parentId ? last : this.byId.get(node.parentId);
+    if (!this.byId.put(node.id, this.nodes.length, !refuseDuplicate)) return false;
+    if (parent === node) parent = undefined;
     if (parent) {
       node.parent = parent;
-      if (parent.children) parent.children.push(node);
-      else parent.children = [node];
+      node.parentId = parent.id; // one string per id, not one per reference
+      if (parent.lastChild) parent.lastChild.nextSibling = node;
+      else parent.firstChild = node;
+      parent.lastChild = node;
       if (parent.rooted) {
         node.rooted = true;
         node.compaction = parent.compaction;
@@ -148,17 +174,22 @@ export class TreeIndex {
     else if (node.role === "assistant") node.model = node;
     else if (node.type === "model_change" && modelFromChange(node.entry as Parameters<typeof modelFromChange>[0])) node.model = node;
     // children that came first (a file with a parent after its child) are adopted now
-    const early = this.waiting.get(node.id);
+    const early = this.waiting.size > 1 || !this.waiting.has(null) ? this.waiting.get(node.id) : undefined;
     if (early) {
       this.waiting.delete(node.id);
-      node.children = early;
+      for (const child of early) {
+        if (node.lastChild) node.lastChild.nextSibling = child;
+        else node.firstChild = child;
+        node.lastChild = child;
+      }
     }
     this.nodes.push(node);
-    this.byId.set(node.id, node);
+    return true;
   }
 
   children(id: string | null): readonly SessionEntry[] {
-    const nodes = id === null ? this.waiting.get(null) : (this.byId.get(id)?.children ?? this.waiting.get(id));
+    const parent = id === null ? undefined : this.byId.get(id);
+    const nodes = parent ? childrenOf(parent) : this.waiting.get(id);
     return nodes ? this.load(nodes) : [];
   }
 
@@ -258,8 +289,8 @@ export class TreeIndex {
       const stack: [IndexNode, SessionTreeNode][] = [[root, roots[roots.length - 1]]];
       while (stack.length > 0) {
         const [node, out] = stack.pop()!;
-        const kids = node.children;
-        if (!kids) continue;
+        if (!node.firstChild) continue;
+        const kids = childrenOf(node);
         // `placed` also drops a self-parent from its own children
         const fresh = kids.length === 1 ? (placed.has(kids[0]) ? [] : kids) : sortByTime(kids.filter((c) => !placed.has(c)));
         for (const kid of fresh) {
@@ -319,11 +350,9 @@ export class TreeIndex {
     const missing: IndexNode[] = [];
     for (const node of nodes) if (!node.entry) missing.push(node);
     if (missing.length > 0) {
-      const read = this.bodies!.read(missing.map((n) => n.deferred!));
-      for (let i = 0; i < missing.length; i++) {
-        missing[i].entry = read[i];
-        missing[i].deferred = undefined;
-      }
+      if (!this.bodies) throw new Error("entries were indexed without their bodies and no reader was attached");
+      const read = this.bodies.read(missing);
+      for (let i = 0; i < missing.length; i++) missing[i].entry = read[i];
       this.pending -= missing.length;
       this.releaseBodiesIfDone();
     }
@@ -333,6 +362,12 @@ export class TreeIndex {
   private releaseBodiesIfDone(): void {
     if (this.pending === 0) this.bodies?.close();
   }
+}
+
+function childrenOf(node: IndexNode): IndexNode[] {
+  const out: IndexNode[] = [];
+  for (let child = node.firstChild; child; child = child.nextSibling) out.push(child);
+  return out;
 }
 
 function sortByTime(nodes: readonly IndexNode[]): IndexNode[] {
