@@ -19,7 +19,7 @@ export interface FooterInput {
 export function formatTokens(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 10_000) return `${(n / 1000).toFixed(1).replace(/\.0$/, "")}k`;
-  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  if (Math.round(n / 1000) < 1000) return `${Math.round(n / 1000)}k`;
   return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
 }
 
@@ -48,5 +48,5 @@ export function formatFooter(input: FooterInput, width = 120): string {
   if (full.length <= width) return full;
   const room = width - head.length - 3;
   if (room >= 12) return `${head} · …${file.slice(file.length - (room - 1))}`;
-  return head.length <= width ? head : `${head.slice(0, Math.max(0, width - 1))}…`;
+  return head.length <= width ? head : `${head.slice(0, Math.max(0, width - 1)).trimEnd()}…`;
 }

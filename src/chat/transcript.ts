@@ -42,7 +42,8 @@ export function toolCallLine(name: string, args: Record<string, unknown> | undef
     }
     case "write": {
       const content = str(args?.content);
-      const lines = content === undefined ? "" : ` (${content.split("\n").length} lines)`;
+      const count = content === undefined ? 0 : content.split("\n").length;
+      const lines = content === undefined ? "" : ` (${count} ${count === 1 ? "line" : "lines"})`;
       return path ? `write ${path}${lines}` : formatToolCall(name, args);
     }
     case "edit":
