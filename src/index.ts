@@ -205,3 +205,11 @@ export async function startSummarizationServer(
 ): Promise<import("./server/app.js").RunningServer> {
   return (await import("./server/app.js")).startServer(options);
 }
+
+// Chat (bonsai chat): the pure parts of the interactive agent and its tools confined to a
+// directory. The terminal app loads pi-tui and is started by the CLI, so it is not exported.
+export { CHAT_COMMANDS, parseChatInput, type ChatInput } from "./chat/commands.js";
+export { buildTreeView, formatTreeRow, isBookkeeping, type TreeRow, type TreeView } from "./chat/tree-view.js";
+export { formatContextUsage, formatFooter, formatTokens } from "./chat/footer.js";
+export { createChatTools, resolveInside, ToolInputError, type ChatToolOptions } from "./chat/tools.js";
+export { InputQueue, queueNotice } from "./chat/queue.js";

@@ -10,7 +10,7 @@ import { hasTmux } from "./helpers/tmux.js";
 
 const SUMMARY = "## Goal\nMake the parser fast.\n\n## Progress\n- measured the tokenizer";
 
-test("/compact with instructions summarizes older turns and shows the compaction", async () => {
+test("/compact: Escape cancels it; with instructions it summarizes older turns and shows the compaction", async () => {
   assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   const world = await chatWorld(
     (request, kind) => {
@@ -28,6 +28,12 @@ test("/compact with instructions summarizes older turns and shows the compaction
       await chat.waitFor(`[done-${topic.split(" ")[1]}]`);
       assert.equal(world.server.requests.length, i + 1);
     }
+    chat.submit("/compact");
+    await chat.waitFor("Compacting… (esc to cancel)");
+    chat.keys("Escape");
+    await chat.waitFor("Compaction cancelled.");
+    assert.equal(world.entries().filter((e) => e.type === "compaction").length, 0, "a cancelled compaction writes nothing");
+
     chat.submit("/compact focus on the parser");
     await chat.waitFor("Compacting… (esc to cancel)");
     await chat.waitFor("✓ Compacted:");

@@ -88,6 +88,10 @@ export function register(program: Command): void {
           const { ChatApp } = await import("../../chat/app.js");
           const app = new ChatApp({ session, resumed, notices });
           app.start();
+          // A closed terminal or a kill still leaves the session closed properly (lock released).
+          const leave = () => void app.quit();
+          process.once("SIGTERM", leave);
+          process.once("SIGHUP", leave);
           await app.done;
         } catch (error) {
           exitCode = 1;
