@@ -77,6 +77,28 @@ export function findBudgetCutIndex(
 }
 
 /**
+ * findBudgetCutIndex without listing every cut point of [start, end) first: only the entries the
+ * budget walk passes and the few next to where it stops are looked at, so the cost follows the
+ * kept region rather than everything since the last compaction. -1 when [start, end) has no
+ * valid cut point at all.
+ */
+function landingIndex(entries: readonly SessionEntry[], start: number, end: number, keepRecentTokens: number): number {
+  let kept = 0;
+  for (let i = end - 1; i >= start; i--) {
+    const entry = entries[i];
+    if (entry.type !== "message") continue;
+    kept += estimateTokens(entry.message);
+    if (kept < keepRecentTokens) continue;
+    for (let j = i; j < end; j++) if (isValidCutPoint(entries[j])) return j;
+    // reached inside trailing tool results: the last cut point, which lies before i
+    for (let j = i - 1; j >= start; j--) if (isValidCutPoint(entries[j])) return j;
+    return -1;
+  }
+  for (let j = start; j < end; j++) if (isValidCutPoint(entries[j])) return j;
+  return -1;
+}
+
+/**
  * Finds the cut for keeping about `keepRecentTokens` of the entries in [start, end).
  *
  * Metadata entries (model and thinking changes, labels, custom entries) directly before the cut
@@ -97,10 +119,8 @@ export function findCutPoint(
   end: number,
   keepRecentTokens: number,
 ): CutPoint {
-  const cutPoints = findValidCutPoints(entries, start, end);
-  if (cutPoints.length === 0) return { firstKeptEntryIndex: start, turnStartIndex: -1, isSplitTurn: false };
-
-  const landed = findBudgetCutIndex(entries, cutPoints, start, end, keepRecentTokens);
+  const landed = landingIndex(entries, start, end, keepRecentTokens);
+  if (landed === -1) return { firstKeptEntryIndex: start, turnStartIndex: -1, isSplitTurn: false };
   const landedEntry = entries[landed];
   const isUser = landedEntry.type === "message" && landedEntry.message.role === "user";
   const turnStartIndex = isUser ? -1 : findTurnStartIndex(entries, landed, start);
