@@ -61,7 +61,7 @@ test("user messages, the synthetic continue prompt and tool results", () => {
   assert.deepEqual(messageBlocks({ ...userMsg("Continue if you have next steps."), synthetic: true }), [
     { style: "synthetic", text: "(auto) Continue if you have next steps." },
   ]);
-  assert.deepEqual(messageBlocks(toolResultMsg("line 1\nline 2")), [{ style: "toolResult", text: "  ✓ line 1 (+1 lines)" }]);
+  assert.deepEqual(messageBlocks(toolResultMsg("line 1\nline 2")), [{ style: "toolResult", text: "  ✓ line 1 (+1 line)" }]);
   assert.deepEqual(messageBlocks({ ...toolResultMsg("boom"), isError: true }), [{ style: "toolError", text: "  ✗ boom" }]);
   assert.deepEqual(messageBlocks({ role: "custom", customType: "note", content: "hidden", display: false, timestamp: T0 }), []);
 });

@@ -107,3 +107,18 @@ test("paint styles the body, the label and the marker separately", () => {
   const painted = formatTreeRow(row, 80, { body: (t) => `<${t}>`, label: (t) => `{${t}}`, leaf: (t) => `(${t})` });
   assert.equal(painted, "<user: hi>{ [L]}( ← current)");
 });
+
+test("answers show their text and their tool calls the way the transcript does", () => {
+  const session = SessionManager.inMemory("/w");
+  session.appendMessage(userMsg("fix"));
+  session.appendMessage({
+    ...assistantMsg("Looking."),
+    content: [
+      { type: "text", text: "Looking." },
+      { type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } },
+      { type: "toolCall", id: "c2", name: "bash", arguments: { command: "npm test" } },
+    ],
+    stopReason: "toolUse",
+  });
+  assert.equal(view(session).rows[1].text, "Looking. → read a.ts → $ npm test");
+});

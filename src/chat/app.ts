@@ -402,7 +402,8 @@ export class ChatApp {
         } else if (event.aborted) {
           this.add([{ style: "warning", text: "Auto-compaction cancelled." }]);
         } else if (event.errorMessage) {
-          this.add([{ style: "warning", text: `Auto-compaction failed; continuing without compaction: ${event.errorMessage}` }]);
+          const reason = event.errorMessage.replace(/^Auto-compaction failed: /, "");
+          this.add([{ style: "warning", text: `Auto-compaction failed; continuing without compaction: ${reason}` }]);
         } else {
           this.add([{ style: "notice", text: "Auto-compaction found nothing to compact." }]);
         }

@@ -61,7 +61,7 @@ export function toolCallLine(name: string, args: Record<string, unknown> | undef
 export function toolResultLine(output: string, isError: boolean): string {
   const lines = output.trimEnd().split("\n");
   const first = clip(lines.find((l) => l.trim() !== "") ?? "", 100) || "(no output)";
-  const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
+  const more = lines.length > 1 ? ` (+${lines.length - 1} ${lines.length === 2 ? "line" : "lines"})` : "";
   return `${isError ? "✗" : "✓"} ${first}${more}`;
 }
 

@@ -5,7 +5,7 @@
  * out; their children take their place. Pure: tree in, rows out.
  */
 import { clip, entryPreview } from "../cli/preview.js";
-import { withoutBranchPreamble } from "./transcript.js";
+import { assistantText, toolCallLine, withoutBranchPreamble } from "./transcript.js";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry, type SessionTreeNode } from "../session/types.js";
 
 export interface TreeRow {
@@ -70,6 +70,12 @@ function shownLeaf(roots: readonly SessionTreeNode[], leafId: string | null): st
 function describe(entry: SessionEntry): { kind: string; text: string; summary?: "compaction" | "branch" } {
   const preview = entryPreview(entry);
   if (preview.summary === "compaction") return { kind: "compaction", text: preview.text, summary: "compaction" };
+  if (entry.type === "message" && entry.message.role === "assistant") {
+    const message = entry.message;
+    const calls = message.content.flatMap((b) => (b.type === "toolCall" ? [`→ ${toolCallLine(b.name, b.arguments)}`] : []));
+    const text = [assistantText(message), ...calls].filter(Boolean).join(" ");
+    if (text) return { kind: "assistant", text };
+  }
   if (entry.type === "branch_summary") return { kind: "branch summary", text: withoutBranchPreamble(entry.summary), summary: "branch" };
   return { kind: preview.kind, text: preview.text };
 }
