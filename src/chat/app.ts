@@ -76,6 +76,9 @@ export class ChatApp {
   private busy: BusyReason | undefined;
   private autoCompaction: "threshold" | "overflow" | undefined;
   private modelRecorded = false;
+  private usageMemo:
+    | { key: { messages: readonly unknown[]; length: number; leaf: string | null }; usage: ReturnType<AgentSession["getContextUsage"]> }
+    | undefined;
   private quitting = false;
   private finished!: () => void;
   readonly done: Promise<void>;
@@ -481,12 +484,26 @@ export class ChatApp {
     this.tui.requestRender();
   }
 
+  /**
+   * The footer is drawn on every frame (the spinner animates), but the context size only changes
+   * when the context does: it is estimated again only then.
+   */
+  private usageFor(): ReturnType<AgentSession["getContextUsage"]> {
+    const messages = this.session.messages;
+    const key = { messages, length: messages.length, leaf: this.session.sessionManager.getLeafId() };
+    const memo = this.usageMemo;
+    if (!memo || memo.key.messages !== key.messages || memo.key.length !== key.length || memo.key.leaf !== key.leaf) {
+      this.usageMemo = { key, usage: this.session.getContextUsage() };
+    }
+    return this.usageMemo!.usage;
+  }
+
   private footerText(width: number): string {
     const model = this.session.model;
     return formatFooter(
       {
         model: `${model.provider}/${model.id}`,
-        usage: this.session.getContextUsage(),
+        usage: this.usageFor(),
         sessionFile: this.session.sessionManager.getSessionFile(),
         home: homedir(),
       },
