@@ -277,43 +277,63 @@ export class TreeIndex {
    */
   tree(onProblem?: (p: PathProblem) => void): SessionTreeNode[] {
     void this.entries; // read every body once, in file order
+    const labels = this.labels;
     const nodeOf = (node: IndexNode): SessionTreeNode => {
       const out: SessionTreeNode = { entry: node.entry!, children: [] };
-      const label = this.labels.get(node.id);
-      if (label !== undefined) out.label = label;
+      if (labels.size > 0) {
+        const label = labels.get(node.id);
+        if (label !== undefined) out.label = label;
+      }
       return out;
     };
-    const placed = new Set<IndexNode>();
-    const grow = (root: IndexNode) => {
-      placed.add(root);
-      const stack: [IndexNode, SessionTreeNode][] = [[root, roots[roots.length - 1]]];
-      while (stack.length > 0) {
-        const [node, out] = stack.pop()!;
-        if (!node.firstChild) continue;
-        const kids = childrenOf(node);
-        // `placed` also drops a self-parent from its own children
-        const fresh = kids.length === 1 ? (placed.has(kids[0]) ? [] : kids) : sortByTime(kids.filter((c) => !placed.has(c)));
-        for (const kid of fresh) {
-          placed.add(kid);
-          const child = nodeOf(kid);
-          out.children.push(child);
-          stack.push([kid, child]);
+    // Every entry sits in exactly one sibling list, so a walk from the roots meets each at most
+    // once; only a self-parent lists itself. `placed` is needed only once a cycle shows up.
+    let placed: Set<IndexNode> | undefined;
+    const reached: IndexNode[] = [];
+    const grow = (root: IndexNode, out: SessionTreeNode) => {
+      placed?.add(root);
+      reached.push(root);
+      const nodes = [root];
+      const outs = [out];
+      const place = (kid: IndexNode, parentOut: SessionTreeNode) => {
+        placed?.add(kid);
+        reached.push(kid);
+        const child = nodeOf(kid);
+        parentOut.children.push(child);
+        nodes.push(kid);
+        outs.push(child);
+      };
+      while (nodes.length > 0) {
+        const node = nodes.pop()!;
+        const parentOut = outs.pop()!;
+        const first = node.firstChild;
+        if (!first) continue;
+        // one child is the common case: no list to build or sort
+        if (!first.nextSibling) {
+          if (first !== node && !placed?.has(first)) place(first, parentOut);
+          continue;
         }
+        let kids = childrenOf(node).filter((c) => c !== node && !placed?.has(c));
+        if (kids.length > 1) kids = sortByTime(kids);
+        for (const kid of kids) place(kid, parentOut);
       }
     };
     const roots: SessionTreeNode[] = [];
     for (const node of this.nodes) {
       if (!this.isRootNode(node)) continue;
-      roots.push(nodeOf(node));
-      grow(node);
+      const out = nodeOf(node);
+      roots.push(out);
+      grow(node, out);
     }
-    if (placed.size < this.nodes.length) {
+    if (reached.length < this.nodes.length) {
+      placed = new Set(reached);
       for (const node of this.nodes) {
         if (placed.has(node)) continue;
         const cycleNode = this.firstRepeatAbove(node);
         onProblem?.({ kind: "cycle", entryId: cycleNode.id });
-        roots.push(nodeOf(cycleNode));
-        grow(cycleNode);
+        const out = nodeOf(cycleNode);
+        roots.push(out);
+        grow(cycleNode, out);
       }
     }
     return roots;
