@@ -1,0 +1,297 @@
+/**
+ * Turning measurements into a verdict: medians, ratios (reference / bonsai), the targets of
+ * DESIGN.md section 8, growth exponents, and the same tables as plain text and as markdown.
+ */
+import type { OpName } from "./protocol.js";
+
+export interface BenchFile {
+  name: string;
+  shape: "real" | "linear" | "branched";
+  entries: number;
+  bytes: number;
+  /** entries from the root to the leaf */
+  pathLength?: number;
+  compactions?: number;
+}
+
+export interface OpResult {
+  status: "ok" | "timeout" | "skipped" | "error";
+  ms?: number[];
+  median?: number;
+  note?: string;
+  extra?: Record<string, number | string>;
+}
+
+export interface LibraryRun {
+  ops: Partial<Record<OpName, OpResult>>;
+  memory?: { baselineMaxRssMb: number; openPeakRssMb: number; retainedMb: number };
+  peakRssMb?: number;
+  wallMs: number;
+  crashed?: string;
+}
+
+export interface FileRun {
+  file: BenchFile;
+  bonsai: LibraryRun;
+  reference: LibraryRun;
+  /** bonsai opened with bodies: "trusted" (open and context only) */
+  trusted?: LibraryRun;
+}
+
+export const OP_LABELS: Record<OpName, string> = {
+  open: "open",
+  fullParse: "full parse + validate (bonsai loader)",
+  context: "build context (leaf)",
+  tree: "getTree",
+  branch: "getBranch (leaf)",
+  cutPoint: "findCutPoint (branch)",
+  branchCut: "getBranch + findCutPoint",
+  prepare: "prepareCompaction (branch)",
+  prune: "prune: plan (branch)",
+  collect: "collect branch for summary",
+  append: "append 10,000 entries (median of runs)",
+  appendFsync: "append, fsync each",
+};
+
+/** The order rows appear in. */
+export const ROW_ORDER: OpName[] = [
+  "open",
+  "context",
+  "tree",
+  "branch",
+  "cutPoint",
+  "branchCut",
+  "prepare",
+  "prune",
+  "collect",
+  "append",
+  "appendFsync",
+  "fullParse",
+];
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  if (ms < 10000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function cell(result: OpResult | undefined, op: OpName): string {
+  if (!result) return "-";
+  if (result.status !== "ok") return result.status === "skipped" ? `skipped` : result.status;
+  const base = formatMs(result.median ?? 0);
+  if ((op === "append" || op === "appendFsync") && result.extra?.usPerAppend !== undefined) {
+    return `${base} (${result.extra.usPerAppend} µs/entry)`;
+  }
+  return base;
+}
+
+export function ratio(run: FileRun, op: OpName): number | undefined {
+  const b = run.bonsai.ops[op];
+  const r = run.reference.ops[op];
+  if (b?.status !== "ok" || r?.status !== "ok" || !b.median || r.median === undefined) return undefined;
+  // appends: both runs append the same number of entries, so totals compare like per-entry times
+  return r.median / b.median;
+}
+
+/** Reference peak memory over bonsai's, each as growth over its process baseline. */
+export function memoryRatio(run: FileRun): number | undefined {
+  const b = run.bonsai.memory;
+  const r = run.reference.memory;
+  if (!b || !r) return undefined;
+  const bd = Math.max(1, b.openPeakRssMb - b.baselineMaxRssMb);
+  const rd = Math.max(1, r.openPeakRssMb - r.baselineMaxRssMb);
+  return bd / rd;
+}
+
+const times = (value: number) => `${value >= 10 ? value.toFixed(0) : value.toFixed(1)}x`;
+
+function ratioCell(run: FileRun, op: OpName): string {
+  const value = ratio(run, op);
+  if (value !== undefined) return times(value);
+  const r = run.reference.ops[op];
+  const b = run.bonsai.ops[op];
+  if (b?.status === "ok" && b.median && r && (r.status === "timeout" || r.status === "skipped") && r.note) {
+    const lower = /≥ ?([\d.]+) s/.exec(r.note);
+    if (lower) return `> ${((Number(lower[1]) * 1000) / b.median).toFixed(0)}x`;
+  }
+  return "-";
+}
+
+export function fileTitle(file: BenchFile): string {
+  const parts = [`${file.entries.toLocaleString("en-US")} entries`, formatBytes(file.bytes)];
+  if (file.pathLength !== undefined) parts.push(`leaf path ${file.pathLength.toLocaleString("en-US")}`);
+  return `${file.name} (${parts.join(", ")})`;
+}
+
+interface Table {
+  title: string;
+  header: string[];
+  rows: string[][];
+  notes: string[];
+}
+
+export function fileTable(run: FileRun): Table {
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const op of ROW_ORDER) {
+    const b = run.bonsai.ops[op];
+    const r = run.reference.ops[op];
+    if (!b && !r) continue;
+    if (b?.status === "skipped" && r?.status === "skipped") continue;
+    rows.push([OP_LABELS[op], cell(b, op), cell(r, op), ratioCell(run, op)]);
+    for (const [lib, res] of [["bonsai", b], ["reference", r]] as const) {
+      if (res?.note && res.status !== "ok" && !/not available/.test(res.note)) notes.push(`${OP_LABELS[op]}, ${lib}: ${res.note}`);
+    }
+  }
+  const firstContext = (r: LibraryRun) => {
+    const c = r.ops.context;
+    return c?.status === "ok" && c.ms ? c.ms[0] : undefined;
+  };
+  const [bf, rf] = [firstContext(run.bonsai), firstContext(run.reference)];
+  if (bf !== undefined && rf !== undefined) {
+    rows.splice(2, 0, ["build context, first call after open", formatMs(bf), formatMs(rf), times(rf / bf)]);
+  }
+  const t = run.trusted;
+  const topen = t?.ops.open;
+  const ropen = run.reference.ops.open;
+  if (t && topen?.status === "ok" && topen.median !== undefined) {
+    const tf = firstContext(t);
+    const full = run.bonsai.ops.fullParse;
+    rows.push([
+      "open, trusted (message lines not parsed)",
+      formatMs(topen.median),
+      ropen?.status === "ok" ? formatMs(ropen.median ?? 0) : "-",
+      ropen?.status === "ok" && ropen.median ? times(ropen.median / topen.median) : "-",
+    ]);
+    if (full?.status === "ok" && full.median) {
+      rows.push(["  trusted open vs bonsai's own full parse", `${((100 * topen.median) / full.median).toFixed(0)}% of it`, "", ""]);
+    }
+    if (tf !== undefined && rf !== undefined) rows.push(["  build context, first call after trusted open", formatMs(tf), formatMs(rf), times(rf / tf)]);
+  }
+  const bm = run.bonsai.memory;
+  const rm = run.reference.memory;
+  const tm = t?.memory;
+  if (tm && rm) {
+    rows.push([
+      "peak RSS during trusted open (over baseline)",
+      `${tm.openPeakRssMb} MB (+${tm.openPeakRssMb - tm.baselineMaxRssMb})`,
+      `${rm.openPeakRssMb} MB (+${rm.openPeakRssMb - rm.baselineMaxRssMb})`,
+      `${(Math.max(1, tm.openPeakRssMb - tm.baselineMaxRssMb) / Math.max(1, rm.openPeakRssMb - rm.baselineMaxRssMb)).toFixed(2)} of ref`,
+    ]);
+  }
+  if (bm && rm) {
+    const m = memoryRatio(run);
+    rows.push([
+      "peak RSS during open (over baseline)",
+      `${bm.openPeakRssMb} MB (+${bm.openPeakRssMb - bm.baselineMaxRssMb})`,
+      `${rm.openPeakRssMb} MB (+${rm.openPeakRssMb - rm.baselineMaxRssMb})`,
+      m === undefined ? "-" : `${m.toFixed(2)} of ref`,
+    ]);
+    rows.push(["heap kept after open", `${bm.retainedMb} MB`, `${rm.retainedMb} MB`, "-"]);
+  }
+  for (const [lib, res] of [["bonsai", run.bonsai], ["reference", run.reference]] as const) {
+    if (res.crashed) notes.push(`${lib}: ${res.crashed}`);
+  }
+  return { title: fileTitle(run.file), header: ["operation", "bonsai", "reference", "ref / bonsai"], rows, notes };
+}
+
+export function renderText(table: Table): string {
+  const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const out = [table.title, line(table.header), widths.map((w) => "-".repeat(w)).join("  "), ...table.rows.map(line)];
+  for (const note of table.notes) out.push(`  note: ${note}`);
+  return out.join("\n");
+}
+
+export function renderMarkdown(table: Table): string {
+  const out = [`**${table.title}**`, "", `| ${table.header.join(" | ")} |`, `|${table.header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
+  for (const row of table.rows) out.push(`| ${row.join(" | ")} |`);
+  if (table.notes.length > 0) {
+    out.push("");
+    for (const note of table.notes) out.push(`- ${note}`);
+  }
+  return out.join("\n");
+}
+
+export interface TargetCheck {
+  target: string;
+  file: string;
+  value: string;
+  met: boolean;
+}
+
+/** The section 8 targets, file by file. */
+export function checkTargets(runs: readonly FileRun[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const run of runs) {
+    const file = run.file.name;
+    const open = ratio(run, "open");
+    if (open !== undefined) checks.push({ target: "open >= 4x faster", file, value: `${open.toFixed(1)}x`, met: open >= 4 });
+    const mem = memoryRatio(run);
+    const refGrowth = run.reference.memory ? run.reference.memory.openPeakRssMb - run.reference.memory.baselineMaxRssMb : 0;
+    // below ~50 MB the growth is allocator noise, not the session
+    if (mem !== undefined && refGrowth >= 50) checks.push({ target: "open peak memory <= 0.5 of ref", file, value: mem.toFixed(2), met: mem <= 0.5 });
+    const trusted = run.trusted?.ops.open;
+    const refOpen = run.reference.ops.open;
+    if (trusted?.status === "ok" && trusted.median && refOpen?.status === "ok" && refOpen.median) {
+      const value = refOpen.median / trusted.median;
+      checks.push({ target: "open (trusted) >= 4x faster", file, value: `${value.toFixed(1)}x`, met: value >= 4 });
+    }
+    for (const op of ["context", "cutPoint", "branchCut"] as const) {
+      const value = ratio(run, op);
+      const lowerBound = ratioCell(run, op);
+      if (value !== undefined) checks.push({ target: `${op} >= 10x faster`, file, value: `${value.toFixed(1)}x`, met: value >= 10 });
+      else if (lowerBound.startsWith(">")) checks.push({ target: `${op} >= 10x faster`, file, value: lowerBound, met: true });
+    }
+  }
+  return checks;
+}
+
+export interface Growth {
+  shape: string;
+  op: OpName;
+  from: number;
+  to: number;
+  /** time grows like entries^exponent between the two sizes; 1 is linear */
+  exponent: number;
+  fromMs: number;
+  toMs: number;
+}
+
+/** How bonsai's times grow with the session, per shape and operation, between consecutive sizes. */
+export function growth(runs: readonly FileRun[], minMs = 2): Growth[] {
+  const out: Growth[] = [];
+  for (const shape of ["linear", "branched"] as const) {
+    const sized = runs.filter((r) => r.file.shape === shape).sort((a, b) => a.file.entries - b.file.entries);
+    for (let i = 1; i < sized.length; i++) {
+      const [a, b] = [sized[i - 1], sized[i]];
+      for (const op of ROW_ORDER) {
+        const x = a.bonsai.ops[op];
+        const y = b.bonsai.ops[op];
+        if (x?.status !== "ok" || y?.status !== "ok" || x.median === undefined || y.median === undefined) continue;
+        if (op === "append" || op === "appendFsync") {
+          // the appended count is fixed: per-append time should not grow at all
+          const xu = Number(x.extra?.usPerAppend);
+          const yu = Number(y.extra?.usPerAppend);
+          out.push({ shape, op, from: a.file.entries, to: b.file.entries, exponent: Math.log(Math.max(yu, 1) / Math.max(xu, 1)) / Math.log(b.file.entries / a.file.entries), fromMs: x.median, toMs: y.median });
+          continue;
+        }
+        if (x.median < minMs) continue;
+        out.push({ shape, op, from: a.file.entries, to: b.file.entries, exponent: Math.log(y.median / x.median) / Math.log(b.file.entries / a.file.entries), fromMs: x.median, toMs: y.median });
+      }
+    }
+  }
+  return out;
+}
