@@ -27,7 +27,8 @@ import type { AgentSessionEvent } from "../agent/events.js";
 import { contentText } from "../cli/preview.js";
 import type { AgentMessage, AssistantMessage } from "../messages/types.js";
 import { type ChatInput, helpLines, parseChatInput } from "./commands.js";
-import { displayPath, formatFooter, formatTokens } from "./footer.js";
+import { displayPath, formatFooter } from "./footer.js";
+import { autoCompactionEndBlock, autoCompactionStartText, noticeBlock, statusLine } from "./notices.js";
 import { type BusyReason, InputQueue, queueNotice, runsWhileBusy } from "./queue.js";
 import { sessionInfoLines } from "./session-info.js";
 import { style, ui, editorTheme, markdownTheme } from "./theme.js";
@@ -322,12 +323,7 @@ export class ChatApp {
   }
 
   private refreshStatus(): void {
-    let message: string | undefined;
-    if (this.autoCompaction === "overflow") message = "Context overflow detected, Auto-compacting… (esc to cancel)";
-    else if (this.autoCompaction === "threshold") message = "Auto-compacting… (esc to cancel)";
-    else if (this.busy === "compacting") message = "Compacting… (esc to cancel)";
-    else if (this.busy === "summarizing") message = "Summarizing the branch… (esc to cancel)";
-    else if (this.busy === "answering") message = "Working… (esc to stop)";
+    const message = statusLine(this.autoCompaction, this.busy);
     this.setLoader(message);
     const reason = this.autoCompaction ? "compacting" : this.busy;
     const notice = queueNotice(this.queue.lines(), reason);
@@ -388,67 +384,22 @@ export class ChatApp {
       }
       case "auto_compaction_start":
         this.autoCompaction = event.reason;
-        this.add([{ style: "warning", text: this.autoCompactionReason(event.reason) }]);
+        this.add([{ style: "warning", text: autoCompactionStartText(event.reason, this.session.getContextUsage(), this.session.settings.compaction.reserveTokens) }]);
         this.refreshStatus();
         break;
       case "auto_compaction_end":
         this.autoCompaction = undefined;
-        if (event.result) {
-          this.redraw();
-          const then = event.willRetry ? "; retrying the turn" : "";
-          this.add([
-            {
-              style: "success",
-              text: `✓ Auto-compaction (${event.reason}): ${event.result.tokensBefore.toLocaleString("en-US")} tokens summarized; kept from entry ${event.result.firstKeptEntryId}${then}.`,
-            },
-          ]);
-        } else if (event.aborted) {
-          this.add([{ style: "warning", text: "Auto-compaction cancelled." }]);
-        } else if (event.errorMessage) {
-          const reason = event.errorMessage.replace(/^Auto-compaction failed: /, "");
-          this.add([{ style: "warning", text: `Auto-compaction failed; continuing without compaction: ${reason}` }]);
-        } else {
-          this.add([{ style: "notice", text: "Auto-compaction found nothing to compact." }]);
-        }
+        if (event.result) this.redraw();
+        this.add([autoCompactionEndBlock(event)]);
         this.refreshStatus();
         break;
-      case "auto_retry_start":
-        this.add([
-          {
-            style: "warning",
-            text: `Retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt}/${event.maxAttempts}): ${event.errorMessage}`,
-          },
-        ]);
-        break;
-      case "auto_retry_end":
-        if (!event.success) this.add([{ style: "error", text: `Gave up retrying: ${event.finalError ?? "unknown error"}` }]);
-        break;
-      case "compaction_retry":
-        this.add([{ style: "notice", text: `Summarizer ${event.summarizer} failed (${event.errorMessage}); ${event.action === "retry" ? "retrying" : "trying the next model"}.` }]);
-        break;
-      case "session_pruned":
-        this.add([{ style: "notice", text: `Pruned ${event.prunedCount} old tool outputs (~${event.tokensSaved.toLocaleString("en-US")} tokens; originals archived).` }]);
-        break;
-      case "warning":
-        this.add([{ style: "warning", text: event.message }]);
-        break;
-      case "hook_error":
-        this.add([{ style: "warning", text: `Hook ${event.event} #${event.index} failed: ${event.error}` }]);
-        break;
-      default:
-        return;
+      default: {
+        const notice = noticeBlock(event);
+        if (!notice) return;
+        this.add([notice]);
+      }
     }
     this.tui.requestRender();
-  }
-
-  /** Why an automatic compaction starts, with the numbers behind a threshold. */
-  private autoCompactionReason(reason: "threshold" | "overflow"): string {
-    if (reason === "overflow") return "Context overflow detected: the model refused the prompt as too long. Compacting, then retrying the turn.";
-    const usage = this.session.getContextUsage();
-    const reserve = this.session.settings.compaction.reserveTokens;
-    if (!usage || usage.tokens === null) return "Auto-compacting: the context passed the threshold.";
-    const threshold = Math.max(0, usage.contextWindow - reserve);
-    return `Auto-compacting: the context (${formatTokens(usage.tokens)} tokens) passed the threshold of ${formatTokens(threshold)} (window ${formatTokens(usage.contextWindow)} minus compaction.reserveTokens ${formatTokens(reserve)}).`;
   }
 
   // ---------------------------------------------------------------- transcript

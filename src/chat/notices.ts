@@ -1,0 +1,76 @@
+/**
+ * What `bonsai chat` says when the session does something by itself: automatic compaction (and
+ * why), retries, pruning, warnings, and the status line while something runs. Pure: events and
+ * numbers in, display blocks and lines out.
+ */
+import type { AgentSessionEvent, AutoCompactionReason } from "../agent/events.js";
+import type { ContextUsage } from "../agent/overflow.js";
+import { formatTokens } from "./footer.js";
+import type { BusyReason } from "./queue.js";
+import type { DisplayBlock } from "./transcript.js";
+
+/** The spinner's line: what runs, and that Escape stops it. Undefined when idle. */
+export function statusLine(autoCompaction: AutoCompactionReason | undefined, busy: BusyReason | undefined): string | undefined {
+  if (autoCompaction === "overflow") return "Context overflow detected, Auto-compacting… (esc to cancel)";
+  if (autoCompaction === "threshold") return "Auto-compacting… (esc to cancel)";
+  if (busy === "compacting") return "Compacting… (esc to cancel)";
+  if (busy === "summarizing") return "Summarizing the branch… (esc to cancel)";
+  if (busy === "answering") return "Working… (esc to stop)";
+  return undefined;
+}
+
+/** Why an automatic compaction starts, with the numbers behind a threshold. */
+export function autoCompactionStartText(reason: AutoCompactionReason, usage: ContextUsage | undefined, reserveTokens: number): string {
+  if (reason === "overflow") return "Context overflow detected: the model refused the prompt as too long. Compacting, then retrying the turn.";
+  if (!usage || usage.tokens === null) return "Auto-compacting: the context passed the threshold.";
+  const threshold = Math.max(0, usage.contextWindow - reserveTokens);
+  return `Auto-compacting: the context (${formatTokens(usage.tokens)} tokens) passed the threshold of ${formatTokens(threshold)} (window ${formatTokens(usage.contextWindow)} minus compaction.reserveTokens ${formatTokens(reserveTokens)}).`;
+}
+
+type EndEvent = Extract<AgentSessionEvent, { type: "auto_compaction_end" }>;
+
+/** How an automatic compaction ended: done (and whether the turn is retried), cancelled, failed, or nothing to do. */
+export function autoCompactionEndBlock(event: EndEvent): DisplayBlock {
+  if (event.result) {
+    const then = event.willRetry ? "; retrying the turn" : "";
+    return {
+      style: "success",
+      text: `✓ Auto-compaction (${event.reason}): ${event.result.tokensBefore.toLocaleString("en-US")} tokens summarized; kept from entry ${event.result.firstKeptEntryId}${then}.`,
+    };
+  }
+  if (event.aborted) return { style: "warning", text: "Auto-compaction cancelled." };
+  if (event.errorMessage) {
+    const reason = event.errorMessage.replace(/^Auto-compaction failed: /, "");
+    return { style: "warning", text: `Auto-compaction failed; continuing without compaction: ${reason}` };
+  }
+  return { style: "notice", text: "Auto-compaction found nothing to compact." };
+}
+
+/** The one-line notices of retries, pruning, warnings and hook failures; undefined for other events. */
+export function noticeBlock(event: AgentSessionEvent): DisplayBlock | undefined {
+  switch (event.type) {
+    case "auto_retry_start":
+      return {
+        style: "warning",
+        text: `Retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt}/${event.maxAttempts}): ${event.errorMessage}`,
+      };
+    case "auto_retry_end":
+      return event.success ? undefined : { style: "error", text: `Gave up retrying: ${event.finalError ?? "unknown error"}` };
+    case "compaction_retry":
+      return {
+        style: "notice",
+        text: `Summarizer ${event.summarizer} failed (${event.errorMessage}); ${event.action === "retry" ? "retrying" : "trying the next model"}.`,
+      };
+    case "session_pruned":
+      return {
+        style: "notice",
+        text: `Pruned ${event.prunedCount} old tool outputs (~${event.tokensSaved.toLocaleString("en-US")} tokens; originals archived).`,
+      };
+    case "warning":
+      return { style: "warning", text: event.message };
+    case "hook_error":
+      return { style: "warning", text: `Hook ${event.event} #${event.index} failed: ${event.error}` };
+    default:
+      return undefined;
+  }
+}
