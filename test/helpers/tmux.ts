@@ -4,6 +4,7 @@
  * with capture-pane and polled until what a test waits for appears.
  */
 import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -34,6 +35,8 @@ export interface ChatTerminalOptions {
 }
 
 export class ChatTerminal {
+  private socketPath: string | undefined;
+
   private constructor(
     private readonly socket: string,
     private readonly name: string,
@@ -75,7 +78,9 @@ export class ChatTerminal {
       options.cwd,
       shell,
     ]);
-    return new ChatTerminal(socket, name);
+    const terminal = new ChatTerminal(socket, name);
+    terminal.socketPath = terminal.tmux("display-message", "-p", "-t", name, "#{socket_path}").trim() || undefined;
+    return terminal;
   }
 
   private tmux(...args: string[]): string {
@@ -118,12 +123,13 @@ export class ChatTerminal {
     }
   }
 
-  /** Stops the tmux server and everything in it. */
+  /** Stops the tmux server and everything in it, and removes its socket (tmux leaves it behind). */
   kill(): void {
     try {
       this.tmux("kill-server");
     } catch {
       // already gone
     }
+    if (this.socketPath) rmSync(this.socketPath, { force: true });
   }
 }
