@@ -62,7 +62,8 @@ describe("postgres store", () => {
     // the writer's backend dies, as when its machine crashes
     const [k1, k2] = lockKey("held");
     await admin.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = ($1::bigint & 4294967295)::oid AND objid = ($2::bigint & 4294967295)::oid`,
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND classid = ($1::bigint & 4294967295)::oid AND objid = ($2::bigint & 4294967295)::oid`,
       [k1, k2],
     );
     const next = await openSessionAt(`${url}#held`);

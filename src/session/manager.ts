@@ -1,21 +1,30 @@
 /**
- * SessionManager: a session's entries as a tree, with the file (or nothing, in memory) behind
- * it. Appends write one line each as soon as the entry exists; rewrites are atomic; a lock
- * keeps a second writer out; the leaf survives a reload (see persistLeaf).
+ * SessionManager: a session's entries as a tree, with a store behind it (a JSONL file, a SQLite
+ * or PostgreSQL database; see src/storage) or nothing, in memory. Appends write one line each as
+ * soon as the entry exists; rewrites are atomic; a lock or lease keeps a second writer out; the
+ * leaf survives a reload (see persistLeaf).
  */
-import { copyFileSync, existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
-import { generateEntryId, generateSessionId } from "./ids.js";
-import { type BodyLoading, type LoadedIndex, type LoadIssue, loadSessionIndex, SessionFileError } from "./load.js";
-import { migrateSessionEntries, sessionVersion } from "./migrate.js";
+import type { SessionBackend, StoreKind } from "../storage/types.js";
+import { generateEntryId } from "./ids.js";
+import type { LoadIssue } from "./load.js";
+import {
+  createFileParts,
+  createInStoreParts,
+  newHeader,
+  type OpenOptions,
+  openFileParts,
+  openLocationParts,
+  type SessionParts,
+  toLines,
+} from "./opening.js";
 import { describePathProblem, type PathProblem } from "./path.js";
-import { type AppendOptions, SessionFileWriter, toJsonl, writeFileAtomic } from "./storage.js";
+import type { AppendOptions } from "./storage.js";
 import { TreeIndex } from "./tree.js";
 import {
   CHECKOUT_CUSTOM_TYPE,
-  CURRENT_SESSION_VERSION,
   type BranchSummaryEntry,
   type CompactionEntry,
   type CustomEntry,
@@ -31,25 +40,6 @@ import {
   type SessionTreeNode,
   type ThinkingLevelChangeEntry,
 } from "./types.js";
-
-export interface OpenOptions extends AppendOptions {
-  /** read without taking the writer lock; every write then throws */
-  readOnly?: boolean;
-  /** hears every skipped or suspicious line and every path problem */
-  onWarning?: (message: string) => void;
-  /** migrate a v1/v2 file on disk when opened for writing (default true); a backup is kept */
-  migrate?: boolean;
-  /** hears that a v1/v2 file was migrated: in memory, and on disk when `backupPath` is set */
-  onMigrate?: (migration: { fromVersion: number; backupPath?: string }) => void;
-  /**
-   * How message bodies are loaded (default "checked"): "checked" parses and validates every
-   * line at open but keeps message bodies on disk and reads them back when used (the file stays
-   * open until close()); "trusted" does not even parse message lines in the usual shape, so a
-   * damaged body throws when it is first read instead of being skipped at open; "eager" keeps
-   * every parsed entry in memory. See BodyLoading.
-   */
-  bodies?: BodyLoading;
-}
 
 export interface CompactionExtras {
   shortSummary?: string;
@@ -71,7 +61,9 @@ export class SessionManager {
   private leafId: string | null = null;
   /** the leaf was moved without an append; the file still implies the old one */
   private leafMoved = false;
-  private writer: SessionFileWriter | undefined;
+  private backend: SessionBackend | undefined;
+  /** writers given up without waiting (a branched session switched stores); close() waits for them */
+  private retired: Promise<void>[] = [];
   private closed = false;
   /** the file on disk is still this older format (opened with migrate: false): writing would mix formats */
   private unmigratedVersion: number | undefined;
@@ -79,26 +71,21 @@ export class SessionManager {
   private readonly issues: LoadIssue[];
   private readonly warn: (message: string) => void;
   private readonly readOnly: boolean;
+  private readonly kind: StoreKind | undefined;
+  /** a file path or a store location (database password left out); undefined in memory */
+  private location: string | undefined;
 
-  private constructor(
-    private sessionFile: string | undefined,
-    header: SessionHeader,
-    entries: SessionEntry[] | TreeIndex,
-    options: OpenOptions & {
-      headerWritten: boolean;
-      issues?: LoadIssue[];
-      writer?: SessionFileWriter;
-      unmigratedVersion?: number;
-    },
-  ) {
-    this.header = header;
-    this.headerWritten = options.headerWritten;
-    this.issues = options.issues ?? [];
+  private constructor(parts: SessionParts, options: OpenOptions = {}) {
+    this.location = parts.location;
+    this.header = parts.header;
+    this.headerWritten = parts.headerWritten;
+    this.issues = parts.issues ?? [];
     this.warn = options.onWarning ?? (() => {});
     this.readOnly = options.readOnly ?? false;
-    this.writer = options.writer;
-    this.unmigratedVersion = options.unmigratedVersion;
-    this.index = entries instanceof TreeIndex ? entries : new TreeIndex(entries);
+    this.backend = parts.backend;
+    this.kind = parts.kind ?? (parts.location === undefined ? undefined : "file");
+    this.unmigratedVersion = parts.unmigratedVersion;
+    this.index = parts.entries instanceof TreeIndex ? parts.entries : new TreeIndex(parts.entries);
     this.leafId = leafFromFile(this.index);
   }
 
@@ -106,77 +93,53 @@ export class SessionManager {
 
   /** Opens an existing session file (or starts one at that path when it does not exist yet). */
   static open(path: string, options: OpenOptions = {}): SessionManager {
-    const file = resolve(path);
-    if (!existsSync(file)) {
-      if (options.readOnly) throw new SessionFileError("NOT_FOUND", file, "no such file");
-      const writer = new SessionFileWriter(file, { ...options, endsWithNewline: true });
-      return new SessionManager(file, newHeader(process.cwd()), [], { ...options, headerWritten: false, writer });
-    }
-    // Take the lock before reading, so no other writer changes the file between read and append.
-    const writer = options.readOnly ? undefined : new SessionFileWriter(file, { ...options, lock: true });
-    let loaded: LoadedIndex | undefined;
-    try {
-      try {
-        loaded = loadSessionIndex(file, options.bodies ?? "checked");
-      } catch (error) {
-        // An empty file holds nothing to lose: start a fresh session in it.
-        if (error instanceof SessionFileError && error.code === "EMPTY" && writer) {
-          return new SessionManager(file, newHeader(process.cwd()), [], { ...options, headerWritten: false, writer });
-        }
-        throw error;
-      }
-      for (const issue of loaded.issues) options.onWarning?.(`${file}:${issue.line}: ${issue.message}`);
-      const header = loaded.header;
-      const fromVersion = sessionVersion([header]);
-      let entries: SessionEntry[] | TreeIndex = loaded.index;
-      let migrated = false;
-      let fileEntries: FileEntry[] = [];
-      if (loaded.unmigrated) {
-        // older formats were read in full and left out of the index, to be migrated first
-        fileEntries = [header, ...loaded.unmigrated];
-        migrated = migrateSessionEntries(fileEntries);
-        entries = fileEntries.slice(1) as SessionEntry[];
-      }
-      if (migrated && writer && options.migrate !== false) {
-        const backupPath = backupFile(file);
-        writer.rewrite(toJsonl(fileEntries));
-        options.onMigrate?.({ fromVersion, backupPath });
-      } else {
-        if (migrated) options.onMigrate?.({ fromVersion });
-        if (writer && !loaded.endsWithNewline) writer.markUnterminated();
-      }
-      return new SessionManager(file, header, entries, {
-        ...options,
-        headerWritten: true,
-        issues: loaded.issues,
-        writer,
-        unmigratedVersion: migrated && writer && options.migrate === false ? fromVersion : undefined,
-      });
-    } catch (error) {
-      loaded?.index.close();
-      writer?.close();
-      throw error;
-    }
+    return new SessionManager(openFileParts(path, options), options);
+  }
+
+  /**
+   * Opens a session at any location: a file path, `sqlite:PATH#ID` or `postgres://…#ID` (see
+   * src/storage/location.ts). Files open as with open(); a database session is read whole, under
+   * its writer lease unless read-only. A new database session is created by its first append,
+   * with the location's id as its own. Await close() (and flush()) for PostgreSQL: its writes
+   * are queued (see the durability contract in src/storage/types.ts).
+   */
+  static async openUrl(location: string, options: OpenOptions = {}): Promise<SessionManager> {
+    return new SessionManager(await openLocationParts(location, options), options);
+  }
+
+  /**
+   * A new session for `cwd` in a store: a directory (as create()), `sqlite:PATH` or
+   * `postgres://…`; a `#ID` names it, otherwise it gets a fresh session id. Refuses an id that exists.
+   */
+  static async createIn(store: string, cwd: string, options: AppendOptions = {}): Promise<SessionManager> {
+    return new SessionManager(await createInStoreParts(store, cwd, options));
   }
 
   /** A new persisted session for `cwd`, in `dir` (default: bonsai's session directory for cwd). */
   static create(cwd: string, dir?: string, options: AppendOptions = {}): SessionManager {
-    const header = newHeader(cwd);
-    const fileTime = header.timestamp.replace(/[:.]/g, "-");
-    const file = join(resolve(dir ?? defaultSessionDir(cwd)), `${fileTime}_${header.id}.jsonl`);
-    const writer = new SessionFileWriter(file, { ...options, endsWithNewline: true });
-    return new SessionManager(file, header, [], { headerWritten: false, writer });
+    return new SessionManager(createFileParts(cwd, dir ?? defaultSessionDir(cwd), options));
   }
 
   /** A session that never touches the disk. */
   static inMemory(cwd: string = process.cwd()): SessionManager {
-    return new SessionManager(undefined, newHeader(cwd), [], { headerWritten: false });
+    return new SessionManager({ location: undefined, header: newHeader(cwd), entries: [], headerWritten: false });
   }
 
   // ---------------------------------------------------------------- reading
 
+  /** The session's file; undefined in memory and for database sessions (see getLocation). */
   getSessionFile(): string | undefined {
-    return this.sessionFile;
+    return this.kind === "file" ? this.location : undefined;
+  }
+
+  /** Where the session is stored: a file path, or a `sqlite:…#ID` / `postgres://…#ID` location. */
+  getLocation(): string | undefined {
+    return this.location;
+  }
+
+  /** The kind of store behind the session; undefined in memory. */
+  getStoreKind(): StoreKind | undefined {
+    return this.kind;
   }
 
   getSessionId(): string {
@@ -192,7 +155,7 @@ export class SessionManager {
   }
 
   isPersisted(): boolean {
-    return this.sessionFile !== undefined;
+    return this.location !== undefined;
   }
 
   /** Lines that were skipped or looked suspicious when the file was read. */
@@ -339,21 +302,21 @@ export class SessionManager {
 
   /** Writes the entry (and the header, the first time) before it joins the index. */
   private persist(entry: SessionEntry): void {
-    if (!this.sessionFile) return;
-    const text = this.headerWritten ? toJsonl([entry]) : toJsonl([this.header, entry]);
-    this.requireWriter().append(text);
+    if (!this.location) return;
+    const lines = this.headerWritten ? [JSON.stringify(entry)] : [JSON.stringify(this.header), JSON.stringify(entry)];
+    this.requireWriter().append(lines);
     this.headerWritten = true;
   }
 
-  private requireWriter(): SessionFileWriter {
-    if (this.writer && this.unmigratedVersion === undefined) return this.writer;
-    if (this.closed) throw new Error(`${this.sessionFile}: session is closed; open it again to write`);
+  private requireWriter(): SessionBackend {
+    if (this.backend && this.unmigratedVersion === undefined) return this.backend;
+    if (this.closed) throw new Error(`${this.location}: session is closed; open it again to write`);
     if (this.unmigratedVersion !== undefined) {
       throw new Error(
-        `${this.sessionFile}: format v${this.unmigratedVersion} file opened without migration; open it with migration (or run \`bonsai migrate\`) before writing`,
+        `${this.location}: format v${this.unmigratedVersion} file opened without migration; open it with migration (or run \`bonsai migrate\`) before writing`,
       );
     }
-    throw new Error(`${this.sessionFile}: session was opened read-only`);
+    throw new Error(`${this.location}: session was opened read-only`);
   }
 
   // ---------------------------------------------------------------- navigation
@@ -415,7 +378,8 @@ export class SessionManager {
 
   /**
    * Starts a new session holding only the root->leafId path (labels on it re-created after it).
-   * Persisted managers write the new file atomically and switch to it; returns its path.
+   * Persisted managers write the new session atomically in the same store (a file in the same
+   * directory, a new id in the same database) and switch to it; returns its location.
    * In memory, the entries are replaced and undefined is returned.
    */
   createBranchedSession(leafId: string): string | undefined {
@@ -425,7 +389,7 @@ export class SessionManager {
     const kept = chainPath(path.filter((e) => e.type !== "label"));
     const keptIds = new Set(kept.map((e) => e.id));
     const header = newHeader(this.header.cwd);
-    if (this.sessionFile) header.parentSession = this.sessionFile;
+    if (this.location) header.parentSession = this.location;
     const labels: LabelEntry[] = [];
     let parentId = kept[kept.length - 1]?.id ?? null;
     for (const entry of kept) {
@@ -441,16 +405,20 @@ export class SessionManager {
     this.index = new TreeIndex(entries);
     this.leafId = leafFromFile(this.index);
     this.leafMoved = false;
-    if (!this.sessionFile) return undefined;
+    if (!this.location) return undefined;
 
-    const dir = resolve(this.sessionFile, "..");
-    const file = join(dir, `${header.timestamp.replace(/[:.]/g, "-")}_${header.id}.jsonl`);
-    writeFileAtomic(file, toJsonl([header, ...entries]));
-    this.writer?.close();
-    this.writer = new SessionFileWriter(file, { endsWithNewline: true });
-    this.sessionFile = file;
+    const next = this.requireWriter().openSibling(header);
+    next.backend.rewrite(toLines([header, ...entries]));
+    const old = this.backend!.close();
+    if (old) {
+      // reported by the next flush() or close(), not as an unhandled rejection in between
+      old.catch(() => {});
+      this.retired.push(old);
+    }
+    this.backend = next.backend;
+    this.location = next.location;
     this.headerWritten = true;
-    return file;
+    return next.location;
   }
 
   // ---------------------------------------------------------------- rewriting
@@ -460,7 +428,7 @@ export class SessionManager {
    * entry keeps its id, parent and place. Nothing is written: call rewriteFile() to persist.
    */
   replaceMessage(entryId: string, message: AgentMessage): void {
-    if (this.sessionFile && !this.writer) throw new Error(`${this.sessionFile}: session was opened read-only`);
+    if (this.location && !this.backend) throw new Error(`${this.location}: session was opened read-only`);
     const entry = this.index.get(entryId);
     if (!entry) throw new Error(`Entry ${entryId} not found`);
     if (entry.type !== "message") throw new Error(`Entry ${entryId} is a ${entry.type} entry, not a message`);
@@ -473,10 +441,10 @@ export class SessionManager {
    * characters, so in either case the original is kept as a backup first.
    */
   rewriteFile(): void {
-    if (!this.sessionFile) return;
+    if (!this.location) return;
     const writer = this.requireWriter();
-    if (this.issues.some((i) => i.skipped || i.kind === "invalid-utf8")) backupFile(this.sessionFile);
-    writer.rewrite(toJsonl([this.header, ...this.index.entries]));
+    if (this.issues.some((i) => i.skipped || i.kind === "invalid-utf8")) writer.backup();
+    writer.rewrite(toLines([this.header, ...this.index.entries]));
     this.headerWritten = true;
   }
 
@@ -487,29 +455,49 @@ export class SessionManager {
    * undefined when there was nothing to migrate.
    */
   persistMigration(): string | undefined {
-    if (this.unmigratedVersion === undefined || !this.sessionFile || !this.writer) return undefined;
-    const backupPath = backupFile(this.sessionFile);
-    this.writer.rewrite(toJsonl([this.header, ...this.index.entries]));
+    if (this.unmigratedVersion === undefined || !this.location || !this.backend) return undefined;
+    const backupPath = this.backend.backup();
+    this.backend.rewrite(toLines([this.header, ...this.index.entries]));
     this.unmigratedVersion = undefined;
     this.headerWritten = true;
     return backupPath;
   }
 
-  /** Flushes appends to disk (fsync). */
-  flush(): void {
-    this.writer?.flush();
+  /**
+   * Makes every write so far durable (fsync for files, a synced commit for SQLite, every queued
+   * write committed for PostgreSQL). File and SQLite do it before returning and throw any error
+   * at once; the promise says when PostgreSQL is done, and rejects with its first failed write.
+   */
+  flush(): Promise<void> {
+    return settled([this.backend?.flush(), ...this.retired]);
   }
 
-  /** Persists a moved leaf, syncs and releases the writer lock. */
-  close(): void {
-    if (this.writer) {
-      const writable = this.unmigratedVersion === undefined;
-      if (writable && (this.headerWritten || this.index.size > 0)) this.persistLeaf();
-      this.writer.close();
-      this.writer = undefined;
+  /**
+   * Persists a moved leaf, flushes and gives up the writer lock. File and SQLite finish before
+   * returning; for PostgreSQL await the promise, which rejects if any write failed.
+   */
+  close(): Promise<void> {
+    const pending: (void | Promise<void>)[] = this.retired;
+    this.retired = [];
+    try {
+      if (this.backend) {
+        try {
+          const writable = this.unmigratedVersion === undefined;
+          if (writable && (this.headerWritten || this.index.size > 0)) this.persistLeaf();
+        } finally {
+          pending.push(this.backend.close());
+          this.backend = undefined;
+        }
+      }
+    } catch (error) {
+      // the error thrown here is the one to report; a queued store's rejection would repeat it
+      settled(pending).catch(() => {});
+      throw error;
+    } finally {
+      this.index.close();
+      this.closed = true;
     }
-    this.index.close();
-    this.closed = true;
+    return settled(pending);
   }
 }
 
@@ -537,22 +525,11 @@ function chainPath(path: readonly SessionEntry[]): SessionEntry[] {
   });
 }
 
-function newHeader(cwd: string): SessionHeader {
-  const now = Date.now();
-  return {
-    type: "session",
-    version: CURRENT_SESSION_VERSION,
-    id: generateSessionId(now),
-    timestamp: new Date(now).toISOString(),
-    cwd,
-  };
+/** One promise for work that is done (undefined) or still running (PostgreSQL); rejects with the first failure. */
+function settled(work: readonly (void | Promise<void>)[]): Promise<void> {
+  const running = work.filter((w): w is Promise<void> => w instanceof Promise);
+  if (running.length === 0) return Promise.resolve();
+  return Promise.all(running).then(() => undefined);
 }
 
-/** Keeps the file as it was before a migration or lossy rewrite: `<file>.bak-<time>`. */
-function backupFile(path: string): string {
-  const target = `${path}.bak-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-  copyFileSync(path, target);
-  return target;
-}
-
-export type { FileEntry };
+export type { FileEntry, OpenOptions };

@@ -5,6 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { sessionFileName } from "./file.js";
 import { formatLocation, LocationError, parseLocation, type StoreLocation } from "./location.js";
 import { openSessionAt, readLinesAt } from "./open.js";
 import type { StoredLines } from "./types.js";
@@ -45,8 +46,7 @@ function resolveTarget(to: StoreLocation, from: StoreLocation, header: { id: str
   const path = resolve(to.path);
   const isDir = to.path.endsWith("/") || (existsSync(path) && statSync(path).isDirectory());
   if (!isDir) return { kind: "file", path };
-  const name =
-    from.kind === "file" ? basename(from.path) : `${header.timestamp.replace(/[:.]/g, "-") || "session"}_${header.id}.jsonl`;
+  const name = from.kind === "file" ? basename(from.path) : sessionFileName(header);
   return { kind: "file", path: join(path, name) };
 }
 

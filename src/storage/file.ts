@@ -4,12 +4,19 @@
  * reader. The format is unchanged: one session per file, one line per entry.
  */
 import { isUtf8 } from "node:buffer";
-import { existsSync, openSync, readdirSync, readSync, closeSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { forEachFileLine } from "../session/jsonl.js";
 import { type LoadedSession, loadSessionFile, SessionFileError } from "../session/load.js";
 import { SessionFileWriter } from "../session/storage.js";
 import type { OpenedSession, OpenSessionOptions, SessionBackend, SessionSummary, StoredLines } from "./types.js";
+
+/** A backup's time suffix: the current time, safe in file names and session ids. */
+export const backupStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
+
+/** The name bonsai gives a session file: `<header time>_<session id>.jsonl`, so names sort by creation. */
+export const sessionFileName = (header: { id: string; timestamp: string }) =>
+  `${header.timestamp.replace(/[:.]/g, "-")}_${header.id}.jsonl`;
 
 const joinLines = (lines: readonly string[]) => (lines.length === 0 ? "" : `${lines.join("\n")}\n`);
 
@@ -29,6 +36,17 @@ export class FileBackend implements SessionBackend {
 
   rewrite(lines: readonly string[]): void {
     this.writer.rewrite(joinLines(lines));
+  }
+
+  backup(): string {
+    const target = `${this.writer.path}.bak-${backupStamp()}`;
+    copyFileSync(this.writer.path, target);
+    return target;
+  }
+
+  openSibling(header: { id: string; timestamp: string }): { backend: SessionBackend; location: string } {
+    const file = join(dirname(this.writer.path), sessionFileName(header));
+    return { backend: new FileBackend(new SessionFileWriter(file, { endsWithNewline: true })), location: file };
   }
 
   /** The file ends without a newline: the next append starts a new line. */

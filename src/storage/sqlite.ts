@@ -16,6 +16,7 @@ import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import type { LoadedSession } from "../session/load.js";
+import { backupStamp } from "./file.js";
 import { applyDigest, checkStorableLines, digestLines, EMPTY_META, loadLines, type SessionMeta } from "./lines.js";
 import { formatLocation } from "./location.js";
 import { HEARTBEAT_MS, isStaleLease, type Lease, newLease, ownerOf } from "./owner.js";
@@ -187,7 +188,7 @@ export function openSqliteSession(path: string, id: string, options: OpenSession
       const lines = readLines(db, id);
       return { loaded: lines === undefined ? undefined : loadLines(lines, location), backend: undefined };
     }
-    const backend = new SqliteBackend(db, id, location, options);
+    const backend = new SqliteBackend(db, path, id, location, options);
     try {
       return { loaded: backend.load(), backend };
     } catch (error) {
@@ -215,6 +216,7 @@ class SqliteBackend implements SessionBackend {
 
   constructor(
     private readonly db: Database,
+    private readonly path: string,
     private readonly id: string,
     readonly location: string,
     options: OpenSessionOptions,
@@ -330,6 +332,33 @@ class SqliteBackend implements SessionBackend {
       .immediate();
     this.nextSeq = lines.length;
     this.meta = meta;
+  }
+
+  backup(): string {
+    this.writable();
+    const backupId = `${this.id}.bak-${backupStamp()}`;
+    this.db
+      .transaction(() => {
+        this.fence();
+        this.db.prepare("INSERT INTO entries (session_id, seq, line) SELECT ?, seq, line FROM entries WHERE session_id = ?").run(backupId, this.id);
+        this.db
+          .prepare(
+            `INSERT INTO sessions (id, title, cwd, created, updated, bytes, entry_count)
+             SELECT ?, title, cwd, created, updated, bytes, entry_count FROM sessions WHERE id = ?`,
+          )
+          .run(backupId, this.id);
+      })
+      .immediate();
+    return formatLocation({ kind: "sqlite", path: this.path, sessionId: backupId });
+  }
+
+  openSibling(header: { id: string }): { backend: SessionBackend; location: string } {
+    const { loaded, backend } = openSqliteSession(this.path, header.id, { fsyncEachAppend: this.fsyncEachAppend });
+    if (loaded) {
+      backend?.close();
+      throw new Error(`${formatLocation({ kind: "sqlite", path: this.path, sessionId: header.id })}: a session with this id already exists`);
+    }
+    return { backend: backend!, location: formatLocation({ kind: "sqlite", path: this.path, sessionId: header.id }) };
   }
 
   /** Makes every committed append durable: one commit with synchronous=FULL syncs the whole WAL. */

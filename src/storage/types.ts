@@ -56,6 +56,14 @@ export interface SessionBackend {
   append(lines: readonly string[]): void;
   /** Replaces every line at once: a reader sees the old lines or the new ones, never a mix. */
   rewrite(lines: readonly string[]): void;
+  /**
+   * Keeps the session as it is now under a new name beside it (before a migration or a lossy
+   * rewrite): `<file>.bak-<time>` for files, session `<id>.bak-<time>` in a database. Ordered
+   * with the writes around it. Returns the backup's location.
+   */
+  backup(): string;
+  /** Starts a new, empty session in the same store (a file in the same directory), holding its lease. */
+  openSibling(header: { id: string; timestamp: string }): { backend: SessionBackend; location: string };
   /** Everything written so far is durable when it returns (or its promise resolves). */
   flush(): void | Promise<void>;
   /** Flushes, then gives up the lease. Safe to call twice. */
