@@ -75,7 +75,7 @@ const label = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k
 /** Repetitions per size: fewer for big files, whose single runs are long and stable. */
 const repsFor = (entries: number) => (entries >= 500_000 ? 3 : entries >= 50_000 ? 5 : 7);
 /** An operation stops repeating after this much time, and is skipped when a linear extrapolation from the previous size exceeds it. */
-const OP_CAP_MS = 20_000;
+const OP_CAP_MS = 15_000;
 /** A single run longer than this is stopped (the worker is killed and restarted for the rest). */
 const OP_TIMEOUT_MS = 60_000;
 const OPEN_TIMEOUT_MS = 180_000;
@@ -182,18 +182,32 @@ function spawnWorker(task: WorkerTask, run: LibraryRun): Promise<{ timedOut?: Op
   });
 }
 
-/** Operations whose run at the previous size, grown linearly to this size, would exceed the cap. */
-function predictedSkips(previous: FileRun | undefined, file: BenchFile, lib: "bonsai" | "reference"): Map<OpName, string> {
+/**
+ * Operations that would run past the cap at this size, estimated from the two previous sizes of
+ * the same shape: the time grows like entries^k, with k measured between them (at least 1), so a
+ * quadratic operation is not started at 1M just because it was fast at 100k.
+ */
+function predictedSkips(earlier: readonly FileRun[], file: BenchFile, lib: "bonsai" | "reference"): Map<OpName, string> {
   const skips = new Map<OpName, string>();
+  const previous = earlier[earlier.length - 1];
   if (!previous) return skips;
-  const factor = file.entries / previous.file.entries;
+  const before = earlier[earlier.length - 2];
   for (const [op, result] of Object.entries(previous[lib].ops) as [OpName, LibraryRun["ops"][OpName]][]) {
     if (op === "open" || op === "append" || op === "appendFsync" || !result) continue;
-    const base = result.status === "ok" ? result.median : undefined;
-    const prior = result.status === "timeout" || (result.status === "skipped" && result.note?.startsWith("≥"));
-    if (prior) skips.set(op, `≥ ${OP_TIMEOUT_MS / 1000} s: already over the limit at ${label(previous.file.entries)}`);
-    else if (base !== undefined && base * factor > OP_CAP_MS) {
-      skips.set(op, `≥ ${((base * factor) / 1000).toFixed(0)} s estimated (${formatMs(base)} at ${label(previous.file.entries)}, grown linearly; it grows faster); not run`);
+    if (result.status === "timeout" || (result.status === "skipped" && result.note?.startsWith("≥"))) {
+      skips.set(op, `≥ ${OP_TIMEOUT_MS / 1000} s: already over the limit at ${label(previous.file.entries)}`);
+      continue;
+    }
+    if (result.status !== "ok" || result.median === undefined) continue;
+    let exponent = 1;
+    const older = before?.[lib].ops[op];
+    if (older?.status === "ok" && older.median && older.median >= 1) {
+      exponent = Math.max(1, Math.log(result.median / older.median) / Math.log(previous.file.entries / before.file.entries));
+    }
+    const estimate = result.median * (file.entries / previous.file.entries) ** exponent;
+    if (estimate > OP_CAP_MS) {
+      const how = exponent > 1.05 ? `grown as entries^${exponent.toFixed(1)}, as from ${label(before.file.entries)}` : "grown linearly";
+      skips.set(op, `≥ ${(estimate / 1000).toFixed(0)} s estimated (${formatMs(result.median)} at ${label(previous.file.entries)}, ${how}); not run`);
     }
   }
   return skips;
@@ -240,7 +254,7 @@ async function main(): Promise<void> {
     const selected = files.filter((f) => !options.only || f.file.name.includes(options.only));
     for (const prepared of selected) {
       const { file } = prepared;
-      const previous = [...runs].reverse().find((r) => r.file.shape === file.shape && r.file.entries < file.entries);
+      const earlier = runs.filter((r) => r.file.shape === file.shape && r.file.entries < file.entries);
       const base = {
         file: prepared.path,
         tmpDir: tmp,
@@ -252,9 +266,9 @@ async function main(): Promise<void> {
       };
       const ops = [...OPS];
       process.stdout.write(`measuring ${file.name} ... `);
-      const bonsai = await runLibrary({ ...base, lib: "bonsai" }, ops, predictedSkips(previous, file, "bonsai"));
+      const bonsai = await runLibrary({ ...base, lib: "bonsai" }, ops, predictedSkips(earlier, file, "bonsai"));
       const trusted = await runLibrary({ ...base, lib: "bonsai-trusted" }, ["open", "context"], new Map());
-      const reference = await runLibrary({ ...base, lib: "reference" }, ops, predictedSkips(previous, file, "reference"));
+      const reference = await runLibrary({ ...base, lib: "reference" }, ops, predictedSkips(earlier, file, "reference"));
       console.log(`bonsai ${formatMs(bonsai.wallMs + trusted.wallMs)}, reference ${formatMs(reference.wallMs)}`);
       const run: FileRun = { file, bonsai, reference, trusted };
       runs.push(run);

@@ -3,7 +3,7 @@
  * alone. Reads its task from argv as JSON and prints one JSON event per line: `start` before each
  * operation (the parent's watchdog uses it), `result` after it, `memory` after the first open.
  */
-import { copyFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Entry, type Library, loadBonsai, loadReference, type Session } from "./libraries.js";
 import type { OpName, WorkerEvent, WorkerTask } from "./protocol.js";
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
   const freshCopy = () => {
     const path = join(task.tmpDir, `${task.lib}-${process.pid}-${copies++}.jsonl`);
     copyFileSync(task.file, path);
+    chmodSync(path, 0o644); // the fixtures are read-only; the copies are written to
     return path;
   };
   const dropCopy = (path: string) => rmSync(path, { force: true });
