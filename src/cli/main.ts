@@ -10,8 +10,10 @@ import { register as registerChat } from "./commands/chat.js";
 import { register as registerCheckout } from "./commands/checkout.js";
 import { register as registerCompact } from "./commands/compact.js";
 import { register as registerContext } from "./commands/context.js";
+import { register as registerCopy } from "./commands/copy.js";
 import { register as registerInfo } from "./commands/info.js";
 import { register as registerLabel } from "./commands/label.js";
+import { register as registerLs } from "./commands/ls.js";
 import { register as registerMigrate } from "./commands/migrate.js";
 import { register as registerPrune } from "./commands/prune.js";
 import { register as registerServe } from "./commands/serve.js";
@@ -51,6 +53,8 @@ export function buildProgram(): Command {
   registerPrune(program);
   registerServe(program);
   registerChat(program);
+  registerLs(program);
+  registerCopy(program);
   return program;
 }
 

@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import pc from "picocolors";
 import { SessionFileError } from "../session/load.js";
 import { SessionLockedError } from "../session/lock.js";
-import { SessionManager } from "../session/manager.js";
+import type { SessionManager } from "../session/manager.js";
 
 /** A failure whose message is already fit for the user: printed as is, never with a stack. */
 export class CliError extends Error {
@@ -116,11 +116,6 @@ export function requireSessionFile(path: string): string {
   if (stat.isDirectory()) throw new SessionFileError("NOT_A_FILE", file, "is a directory, not a session file");
   if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", file, "is not a regular file");
   return file;
-}
-
-/** Opens a session without the writer lock; skipped lines and path problems become warnings. */
-export function openForReading(path: string): SessionManager {
-  return SessionManager.open(requireSessionFile(path), { readOnly: true, onWarning: warn });
 }
 
 /**

@@ -122,6 +122,7 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
     dryRun: options.dryRun === true,
   };
   if (options.dryRun || plan.candidates.length === 0) return result;
+  refuseWithoutArchive(session, "prune");
 
   const prunedAt = options.now ?? Date.now();
   const originals = plan.candidates.map((c) => ({
@@ -158,6 +159,17 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
   return result;
 }
 
+/**
+ * The archive is a file beside the session; a database session has none yet, and pruning it
+ * without one would destroy the originals.
+ */
+function refuseWithoutArchive(session: SessionManager, what: string): void {
+  if (!session.isPersisted() || session.getSessionFile()) return;
+  throw new Error(
+    `${session.getLocation()}: cannot ${what} a session stored in a database yet (the originals are archived in a file beside a session file); copy it to a file with bonsai copy, ${what} that, and copy it back`,
+  );
+}
+
 /** Swaps messages and rewrites the file; if the rewrite fails, memory goes back to match the file. */
 function replaceAndPersist(
   session: SessionManager,
@@ -186,6 +198,7 @@ export function restorePrunedOutputs(
   session: SessionManager,
   options: { entryIds?: readonly string[]; onWarning?: (message: string) => void } = {},
 ): RestoreResult {
+  refuseWithoutArchive(session, "restore pruned output of");
   const file = session.getSessionFile();
   const latest = new Map<string, PrunedRecord>();
   if (file) for (const record of readPrunedRecords(prunedArchivePath(file), options.onWarning)) latest.set(record.entryId, record);

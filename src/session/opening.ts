@@ -19,6 +19,8 @@ import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type Sessio
 export interface OpenOptions extends AppendOptions {
   /** read without taking the writer lock; every write then throws */
   readOnly?: boolean;
+  /** fail (SessionFileError NOT_FOUND) rather than start a new session where there is none */
+  mustExist?: boolean;
   /** hears every skipped or suspicious line and every path problem */
   onWarning?: (message: string) => void;
   /** migrate a v1/v2 file on disk when opened for writing (default true); a backup is kept */
@@ -76,7 +78,7 @@ export function openFileParts(path: string, options: OpenOptions): SessionParts 
     backend,
   });
   if (!existsSync(file)) {
-    if (options.readOnly) throw new SessionFileError("NOT_FOUND", file, "no such file");
+    if (options.readOnly || options.mustExist) throw new SessionFileError("NOT_FOUND", file, "no such file");
     return fresh(new FileBackend(new SessionFileWriter(file, { ...options, endsWithNewline: true })));
   }
   // Take the lock before reading, so no other writer changes the file between read and append.
@@ -125,7 +127,10 @@ export async function openLocationParts(location: string, options: OpenOptions):
   const name = formatLocation(where);
   const { loaded, backend } = await openSessionAt(where, { readOnly: options.readOnly, fsyncEachAppend: options.fsyncEachAppend });
   if (!loaded) {
-    if (!backend) throw new SessionFileError("NOT_FOUND", name, "no such session");
+    if (!backend || options.mustExist) {
+      await backend?.close();
+      throw new SessionFileError("NOT_FOUND", name, "no such session");
+    }
     // a new session takes the id it is stored under
     const header = { ...newHeader(process.cwd()), id: where.sessionId! };
     return { location: name, kind: where.kind, header, entries: [], headerWritten: false, backend };

@@ -13,7 +13,7 @@ import {
 } from "../../compaction/branch-summary.js";
 import { computeFileLists } from "../../compaction/file-ops.js";
 import { estimateTokens } from "../../compaction/tokens.js";
-import { SessionManager } from "../../session/manager.js";
+import type { SessionManager } from "../../session/manager.js";
 import { destinationOf, navigateTree } from "../../session/navigate.js";
 import type { SessionEntry } from "../../session/types.js";
 import type { Summarizer } from "../../summarizer/types.js";
@@ -22,15 +22,14 @@ import {
   type Colors,
   colors,
   formatCount,
-  openForReading,
   print,
   printJson,
   progress,
-  requireSessionFile,
   resolveEntryId,
   runAction,
   warn,
 } from "../output.js";
+import { openForReading, openSession } from "../open-session.js";
 import { clip, entryPreview } from "../preview.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
 
@@ -66,10 +65,9 @@ export interface CheckoutResult {
 export class CheckoutCancelledError extends CliError {}
 
 /** Refuses old formats: their ids are made up on each read, so an id typed now means nothing. */
-function openForWriting(path: string): SessionManager {
-  const file = requireSessionFile(path);
+async function openForWriting(path: string): Promise<SessionManager> {
   let oldVersion: number | undefined;
-  const session = SessionManager.open(file, {
+  const session = await openSession(path, {
     onWarning: warn,
     migrate: false,
     onMigrate: ({ fromVersion }) => {
@@ -77,8 +75,8 @@ function openForWriting(path: string): SessionManager {
     },
   });
   if (oldVersion !== undefined) {
-    session.close();
-    throw new CliError(`${file}: format v${oldVersion} has no stable entry ids; run \`bonsai migrate ${path}\` first`);
+    await session.close();
+    throw new CliError(`${session.getLocation()}: format v${oldVersion} has no stable entry ids; run \`bonsai migrate ${path}\` first`);
   }
   return session;
 }
@@ -95,10 +93,10 @@ export async function checkoutSession(
   getSummarizer: () => Promise<Summarizer>,
   signal?: AbortSignal,
 ): Promise<CheckoutResult> {
-  const session = openForWriting(path);
+  const session = await openForWriting(path);
   try {
     const targetId = resolveEntryId(session, id);
-    const file = session.getSessionFile() ?? path;
+    const file = session.getLocation() ?? path;
     const wantsSummary = options.summarize === true;
     let summarizer: Summarizer | undefined;
     if (wantsSummary && targetId !== session.getLeafId()) {
@@ -118,7 +116,7 @@ export async function checkoutSession(
     if (result.aborted || result.cancelled) {
       throw new CheckoutCancelledError(`checkout cancelled: no summary written and ${file} is unchanged`);
     }
-    session.flush();
+    await session.flush();
     const entry = result.summaryEntry;
     const lists = (entry?.details ?? {}) as { readFiles?: string[]; modifiedFiles?: string[] };
     return {
@@ -140,7 +138,7 @@ export async function checkoutSession(
         : null,
     };
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -163,8 +161,13 @@ export interface CheckoutPreview {
 }
 
 /** What a checkout would summarize, without writing anything. */
-export function previewCheckout(path: string, id: string, contextWindow: number, reserveTokens?: number): CheckoutPreview {
-  const session = openForReading(path);
+export async function previewCheckout(
+  path: string,
+  id: string,
+  contextWindow: number,
+  reserveTokens?: number,
+): Promise<CheckoutPreview> {
+  const session = await openForReading(path);
   const targetId = resolveEntryId(session, id);
   const target = session.getEntry(targetId) as SessionEntry;
   const oldLeafId = session.getLeafId();
@@ -195,7 +198,7 @@ export function previewCheckout(path: string, id: string, contextWindow: number,
   }
   rows.reverse();
   return {
-    file: session.getSessionFile() ?? path,
+    file: session.getLocation() ?? path,
     targetId,
     oldLeafId,
     newLeafId: moving ? destination.leafId : oldLeafId,
@@ -288,7 +291,7 @@ export function register(program: Command): void {
   const command = program
     .command("checkout")
     .description("move the leaf to an entry (persisted), optionally summarizing the branch being left")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .argument("<id>", "entry id (unique prefix accepted)")
     .option("--summarize", "leave a summary of the abandoned branch at the destination")
     .option("--instructions <text>", "extra focus for the summary (added to the branch prompt)")
@@ -302,7 +305,7 @@ export function register(program: Command): void {
         warn("--instructions has no effect without --summarize");
       }
       if (options.dryRun) {
-        const preview = previewCheckout(path, id, await previewWindow(options));
+        const preview = await previewCheckout(path, id, await previewWindow(options));
         if (options.json) printJson(preview);
         else print(formatPreview(preview, c));
         return;

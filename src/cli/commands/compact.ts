@@ -11,20 +11,19 @@ import { type CompactionPreparation, planCompaction } from "../../compaction/pre
 import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "../../compaction/settings.js";
 import { estimateTokens } from "../../compaction/tokens.js";
 import type { AgentMessage } from "../../messages/types.js";
-import { SessionManager } from "../../session/manager.js";
+import type { SessionManager } from "../../session/manager.js";
 import { SummarizationAbortedError, type Summarizer } from "../../summarizer/types.js";
 import {
   CliError,
   type Colors,
   colors,
   formatCount,
-  openForReading,
   print,
   printJson,
-  requireSessionFile,
   runAction,
   warn,
 } from "../output.js";
+import { openForReading, openSession } from "../open-session.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
 
 /** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
@@ -44,17 +43,16 @@ export interface WritableSession {
  * Opens a session for writing without touching the file: an older format is migrated in memory
  * only, so a command that ends up writing nothing (cancelled, nothing to do) leaves it as it was.
  */
-export function openForWriting(path: string): WritableSession {
-  const file = requireSessionFile(path);
+export async function openForWriting(path: string): Promise<WritableSession> {
   let fromVersion: number | undefined;
-  const session = SessionManager.open(file, {
+  const session = await openSession(path, {
     onWarning: warn,
     migrate: false,
     onMigrate: (migration) => {
       fromVersion = migration.fromVersion;
     },
   });
-  return { session, file, ...(fromVersion !== undefined ? { fromVersion } : {}) };
+  return { session, file: session.getLocation() ?? path, ...(fromVersion !== undefined ? { fromVersion } : {}) };
 }
 
 /** Writes the in-memory migration to disk (the manager keeps a backup) right before the first write. */
@@ -165,12 +163,12 @@ function planReport(session: SessionManager, file: string, settings: CompactionS
 }
 
 /** The preparation of a compaction of the session at `path`, read-only. */
-export function previewCompaction(path: string, options: CompactCommandOptions = {}): CompactPlanReport {
-  const session = openForReading(path);
+export async function previewCompaction(path: string, options: CompactCommandOptions = {}): Promise<CompactPlanReport> {
+  const session = await openForReading(path);
   try {
-    return planReport(session, session.getSessionFile() ?? path, settingsFrom(options)).report;
+    return planReport(session, session.getLocation() ?? path, settingsFrom(options)).report;
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -191,7 +189,7 @@ export async function compactSession(
   signal?: AbortSignal,
   hooks: CompactHooks = {},
 ): Promise<CompactReport> {
-  const target = openForWriting(path);
+  const target = await openForWriting(path);
   const { session, file } = target;
   try {
     const { report, preparation } = planReport(session, file, settingsFrom(options));
@@ -218,7 +216,7 @@ export async function compactSession(
     const compactionId = session.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, undefined, {
       ...(result.shortSummary !== undefined ? { shortSummary: result.shortSummary } : {}),
     });
-    session.flush();
+    await session.flush();
     return {
       ...report,
       compacted: true,
@@ -231,7 +229,7 @@ export async function compactSession(
       modifiedFiles: result.details.modifiedFiles,
     };
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -326,7 +324,7 @@ export function register(program: Command): void {
   const command = program
     .command("compact")
     .description("summarize the older part of the current branch into a compaction entry, keeping recent entries verbatim")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .option("--instructions <text>", "what the summary should focus on")
     .option("--keep-recent <tokens>", `estimated tokens kept verbatim (default ${DEFAULT_COMPACTION_SETTINGS.keepRecentTokens})`, nonNegativeInteger)
     .option("--reserve <tokens>", `tokens reserved for replies; sizes the summaries (default ${DEFAULT_COMPACTION_SETTINGS.reserveTokens})`, nonNegativeInteger)
@@ -343,7 +341,7 @@ export function register(program: Command): void {
         shortSummary: options.shortSummary,
       };
       if (options.dryRun) {
-        const plan = previewCompaction(path, settings);
+        const plan = await previewCompaction(path, settings);
         if (options.json) printJson(plan);
         else print(formatPlan(plan, c));
         return;

@@ -8,12 +8,12 @@ import {
   type Colors,
   colors,
   formatCount,
-  openForReading,
   print,
   printJson,
   resolveEntryId,
   runAction,
 } from "../output.js";
+import { openForReading } from "../open-session.js";
 import { clip, contentText, formatToolCall } from "../preview.js";
 
 export interface ContextJson {
@@ -146,15 +146,15 @@ export function register(program: Command): void {
   program
     .command("context")
     .description("what the model would be sent at the current leaf (or --leaf ID)")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .option("--leaf <id>", "build the context at this entry instead of the current leaf (unique id prefix accepted)")
     .option("--llm", "show messages after convertToLlm (what the provider receives)")
     .option("--last <n>", "show only the newest N messages (counts and tokens still cover all)", parseCount)
     .option("--full", "do not truncate long messages")
     .option("--json", "print stable JSON: {leafId, thinkingLevel, model, llm, messageCount, estimatedTokens, messages}")
     .action(
-      runAction((path: string, options: { leaf?: string; llm?: boolean; last?: number; full?: boolean; json?: boolean }) => {
-        const session = openForReading(path);
+      runAction(async (path: string, options: { leaf?: string; llm?: boolean; last?: number; full?: boolean; json?: boolean }) => {
+        const session = await openForReading(path);
         const leafId = options.leaf !== undefined ? resolveEntryId(session, options.leaf) : session.getLeafId();
         const result = contextReport(session.buildSessionContext(leafId), leafId, options);
         if (options.json) printJson(result);

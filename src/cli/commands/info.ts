@@ -1,8 +1,7 @@
 /** `bonsai info FILE`: what a session file holds, at a glance. */
-import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { estimateTokens } from "../../compaction/tokens.js";
-import { SessionManager } from "../../session/manager.js";
+import type { SessionManager } from "../../session/manager.js";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "../../session/types.js";
 import {
   type Colors,
@@ -11,10 +10,10 @@ import {
   formatCount,
   print,
   printJson,
-  requireSessionFile,
   runAction,
   warn,
 } from "../output.js";
+import { openSession, storedSize } from "../open-session.js";
 
 export interface SessionInfo {
   file: string;
@@ -157,11 +156,12 @@ export function formatInfo(info: SessionInfo, c: Colors): string {
   return lines.join("\n");
 }
 
-/** Opens read-only and learns the on-disk version from the migration the open performs in memory. */
-export function openWithVersion(path: string): { session: SessionManager; file: { path: string; sizeBytes: number; version: number } } {
-  const file = requireSessionFile(path);
+/** Opens read-only and learns the stored version from the migration the open performs in memory. */
+export async function openWithVersion(
+  path: string,
+): Promise<{ session: SessionManager; file: { path: string; sizeBytes: number; version: number } }> {
   let migratedFrom: number | undefined;
-  const session = SessionManager.open(file, {
+  const session = await openSession(path, {
     readOnly: true,
     onWarning: warn,
     onMigrate: ({ fromVersion }) => {
@@ -170,18 +170,18 @@ export function openWithVersion(path: string): { session: SessionManager; file: 
   });
   const headerVersion = session.getHeader().version;
   const version = migratedFrom ?? (typeof headerVersion === "number" ? headerVersion : 1);
-  return { session, file: { path: file, sizeBytes: statSync(file).size, version } };
+  return { session, file: { path: session.getLocation() ?? path, sizeBytes: await storedSize(session), version } };
 }
 
 export function register(program: Command): void {
   program
     .command("info")
     .description("format version, entries by type, branches, labels and estimated context tokens")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .option("--json", "print stable JSON")
     .action(
-      runAction((path: string, options: { json?: boolean }) => {
-        const { session, file } = openWithVersion(path);
+      runAction(async (path: string, options: { json?: boolean }) => {
+        const { session, file } = await openWithVersion(path);
         const info = collectInfo(session, file);
         if (options.json) printJson(info);
         else print(formatInfo(info, colors()));

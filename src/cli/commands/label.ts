@@ -1,7 +1,7 @@
 /** `bonsai label FILE ID [LABEL]`: sets a label on an entry, or clears it. */
 import type { Command } from "commander";
-import { SessionManager } from "../../session/manager.js";
-import { CliError, colors, print, printJson, requireSessionFile, resolveEntryId, runAction, warn } from "../output.js";
+import { openSession } from "../open-session.js";
+import { CliError, colors, print, printJson, resolveEntryId, runAction, warn } from "../output.js";
 
 export interface LabelResult {
   id: string;
@@ -17,10 +17,9 @@ export interface LabelResult {
  * Opens the file for writing (taking the lock), appends one label entry if the label changes,
  * and closes. Older formats are refused rather than migrated behind the user's back.
  */
-export function setLabel(path: string, id: string, label: string | undefined): LabelResult {
-  const file = requireSessionFile(path);
+export async function setLabel(path: string, id: string, label: string | undefined): Promise<LabelResult> {
   let oldVersion: number | undefined;
-  const session = SessionManager.open(file, {
+  const session = await openSession(path, {
     onWarning: warn,
     migrate: false,
     onMigrate: ({ fromVersion }) => {
@@ -30,7 +29,7 @@ export function setLabel(path: string, id: string, label: string | undefined): L
   try {
     if (oldVersion !== undefined) {
       throw new CliError(
-        `${file}: format v${oldVersion} has no stable entry ids to label; run \`bonsai migrate ${path}\` first`,
+        `${session.getLocation()}: format v${oldVersion} has no stable entry ids to label; run \`bonsai migrate ${path}\` first`,
       );
     }
     const target = resolveEntryId(session, id);
@@ -38,10 +37,10 @@ export function setLabel(path: string, id: string, label: string | undefined): L
     const next = label?.trim() ? label.trim() : null;
     if (previous === next) return { id: target, label: next, previous, changed: false, labelEntryId: null };
     const labelEntryId = session.appendLabelChange(target, next ?? undefined);
-    session.flush();
+    await session.flush();
     return { id: target, label: next, previous, changed: true, labelEntryId };
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -49,13 +48,13 @@ export function register(program: Command): void {
   program
     .command("label")
     .description("set a label on an entry, or clear it when LABEL is left out")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .argument("<id>", "entry id (unique prefix accepted)")
     .argument("[label]", "the label; leave out to clear")
     .option("--json", "print stable JSON: {id, label, previous, changed, labelEntryId}")
     .action(
-      runAction((path: string, id: string, label: string | undefined, options: { json?: boolean }) => {
-        const result = setLabel(path, id, label);
+      runAction(async (path: string, id: string, label: string | undefined, options: { json?: boolean }) => {
+        const result = await setLabel(path, id, label);
         if (options.json) {
           printJson(result);
           return;

@@ -1,10 +1,9 @@
-/** `bonsai migrate FILE`: upgrades a v1/v2 session file to v3 in place, keeping a backup. */
+/** `bonsai migrate FILE`: upgrades a v1/v2 session to v3 in place, keeping a backup. */
 import type { Command } from "commander";
-import { loadSessionFile } from "../../session/load.js";
-import { SessionManager } from "../../session/manager.js";
 import { sessionVersion } from "../../session/migrate.js";
 import { CURRENT_SESSION_VERSION } from "../../session/types.js";
-import { colors, print, printJson, requireSessionFile, runAction, warn } from "../output.js";
+import { openSession } from "../open-session.js";
+import { colors, print, printJson, runAction, warn } from "../output.js";
 
 export interface MigrateResult {
   file: string;
@@ -18,29 +17,39 @@ export interface MigrateResult {
 }
 
 /**
- * Reads the version without the lock first, so a current file is never opened for writing
- * (its bytes stay identical). An older file is opened for writing, which migrates it atomically
- * under the lock and keeps `<file>.bak-<time>`.
+ * Reads the version without the lock first, so a current session is never opened for writing
+ * (its bytes stay identical). An older one is opened for writing, which migrates it atomically
+ * under the lock and keeps a backup (`<file>.bak-<time>`, or `<id>.bak-<time>` in a database).
  */
-export function migrateFile(path: string): MigrateResult {
-  const file = requireSessionFile(path);
-  const loaded = loadSessionFile(file);
-  const version = sessionVersion(loaded.fileEntries);
-  if (version >= CURRENT_SESSION_VERSION) {
-    for (const issue of loaded.issues) warn(`${file}:${issue.line}: ${issue.message}`);
-    return {
-      file,
-      fromVersion: version,
-      toVersion: version,
-      migrated: false,
-      backupPath: null,
-      entries: loaded.fileEntries.length - 1,
-      skippedLines: loaded.issues.filter((i) => i.skipped).length,
-    };
+export async function migrateFile(path: string): Promise<MigrateResult> {
+  let oldVersion: number | undefined;
+  const reader = await openSession(path, {
+    readOnly: true,
+    onMigrate: (migration) => {
+      oldVersion = migration.fromVersion;
+    },
+  });
+  const file = reader.getLocation() ?? path;
+  try {
+    if (oldVersion === undefined) {
+      for (const issue of reader.getLoadIssues()) warn(`${file}:${issue.line}: ${issue.message}`);
+      const version = sessionVersion([reader.getHeader()]);
+      return {
+        file,
+        fromVersion: version,
+        toVersion: version,
+        migrated: false,
+        backupPath: null,
+        entries: reader.getEntries().length,
+        skippedLines: reader.getLoadIssues().filter((i) => i.skipped).length,
+      };
+    }
+  } finally {
+    await reader.close();
   }
   let backupPath: string | null = null;
-  let fromVersion = version;
-  const session = SessionManager.open(file, {
+  let fromVersion = oldVersion;
+  const session = await openSession(path, {
     onWarning: warn,
     onMigrate: (migration) => {
       fromVersion = migration.fromVersion;
@@ -58,7 +67,7 @@ export function migrateFile(path: string): MigrateResult {
       skippedLines: session.getLoadIssues().filter((i) => i.skipped).length,
     };
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -66,11 +75,11 @@ export function register(program: Command): void {
   program
     .command("migrate")
     .description("upgrade a v1/v2 session file to v3 in place, atomically, keeping a backup")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .option("--json", "print stable JSON: {file, fromVersion, toVersion, migrated, backupPath, entries, skippedLines}")
     .action(
-      runAction((path: string, options: { json?: boolean }) => {
-        const result = migrateFile(path);
+      runAction(async (path: string, options: { json?: boolean }) => {
+        const result = await migrateFile(path);
         if (options.json) {
           printJson(result);
           return;

@@ -17,13 +17,13 @@ import {
   type Colors,
   colors,
   formatCount,
-  openForReading,
   print,
   printJson,
   resolveEntryId,
   runAction,
   warn,
 } from "../output.js";
+import { openForReading } from "../open-session.js";
 import { openForWriting, persistMigration } from "./compact.js";
 
 export interface PruneReport {
@@ -54,16 +54,16 @@ function report(file: string, result: PruneSessionResult): PruneReport {
 }
 
 /** Prunes the session at `path` (or plans it, on a dry run). Nothing is written when nothing qualifies. */
-export function pruneFile(path: string, options: { dryRun?: boolean; config?: Partial<PruneConfig> } = {}): PruneReport {
+export async function pruneFile(path: string, options: { dryRun?: boolean; config?: Partial<PruneConfig> } = {}): Promise<PruneReport> {
   if (options.dryRun) {
-    const session = openForReading(path);
+    const session = await openForReading(path);
     try {
-      return report(session.getSessionFile() ?? path, pruneSession(session, { dryRun: true, config: options.config }));
+      return report(session.getLocation() ?? path, pruneSession(session, { dryRun: true, config: options.config }));
     } finally {
-      session.close();
+      await session.close();
     }
   }
-  const target = openForWriting(path);
+  const target = await openForWriting(path);
   try {
     const plan = pruneSession(target.session, { dryRun: true, config: options.config });
     if (plan.prunedCount === 0) return report(target.file, plan);
@@ -71,7 +71,7 @@ export function pruneFile(path: string, options: { dryRun?: boolean; config?: Pa
     persistMigration(target);
     return report(target.file, pruneSession(target.session, { config: options.config }));
   } finally {
-    target.session.close();
+    await target.session.close();
   }
 }
 
@@ -80,15 +80,15 @@ export interface RestoreReport extends RestoreResult {
   archive: string;
 }
 
-export function restoreFile(path: string, entryIds?: readonly string[]): RestoreReport {
-  const target = openForWriting(path);
+export async function restoreFile(path: string, entryIds?: readonly string[]): Promise<RestoreReport> {
+  const target = await openForWriting(path);
   const session: SessionManager = target.session;
   try {
     const ids = entryIds?.map((id) => resolveEntryId(session, id));
     const result = restorePrunedOutputs(session, { ...(ids ? { entryIds: ids } : {}), onWarning: warn });
     return { file: target.file, archive: prunedArchivePath(target.file), ...result };
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -131,7 +131,7 @@ export function register(program: Command): void {
   program
     .command("prune")
     .description("replace old, large tool output on the current branch by a notice; the originals are archived and can be restored")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID (--dry-run only)")
     .option("--dry-run", "show what would be pruned; write nothing")
     .option("--protect <tokens>", `newest tool output kept whole (default ${DEFAULT_PRUNE_CONFIG.protectTokens})`, nonNegativeInteger)
     .option("--min-savings <tokens>", `prune only when at least this much is saved (default ${DEFAULT_PRUNE_CONFIG.minimumSavings})`, nonNegativeInteger)
@@ -139,10 +139,10 @@ export function register(program: Command): void {
     .option("--entry <id...>", "with --restore: only these entries (unique prefixes accepted)")
     .option("--json", "print stable JSON")
     .action(
-      runAction((path: string, options: CommandOptions) => {
+      runAction(async (path: string, options: CommandOptions) => {
         if (options.entry && !options.restore) warn("--entry has no effect without --restore");
         if (options.restore) {
-          const result = restoreFile(path, options.entry);
+          const result = await restoreFile(path, options.entry);
           if (options.json) printJson(result);
           else print(formatRestore(result));
           return;
@@ -151,7 +151,7 @@ export function register(program: Command): void {
           ...(options.protect !== undefined ? { protectTokens: options.protect } : {}),
           ...(options.minSavings !== undefined ? { minimumSavings: options.minSavings } : {}),
         };
-        const result = pruneFile(path, { dryRun: options.dryRun, config });
+        const result = await pruneFile(path, { dryRun: options.dryRun, config });
         if (options.json) printJson(result);
         else print(formatPrune(result, colors()));
       }),

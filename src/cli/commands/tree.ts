@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import type { SessionManager } from "../../session/manager.js";
 import { flattenTree } from "../../session/tree.js";
 import { CHECKOUT_CUSTOM_TYPE, type SessionTreeNode } from "../../session/types.js";
-import { type Colors, colors, openForReading, print, printJson, runAction } from "../output.js";
+import { openForReading } from "../open-session.js";
+import { type Colors, colors, print, printJson, runAction } from "../output.js";
 import { clip, entryPreview } from "../preview.js";
 
 export interface TreeJson {
@@ -104,12 +105,12 @@ export function register(program: Command): void {
   program
     .command("tree")
     .description("the entry tree with labels, compactions, branch summaries and the current leaf")
-    .argument("<file>", "session file (.jsonl)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .option("--json", "print stable JSON: {leafId, nodes: [{id, parentId, type, children, label}]} depth first")
     .option("--all", "also show bonsai.checkout markers (entries that only record a moved leaf)")
     .action(
-      runAction((path: string, options: { json?: boolean; all?: boolean }) => {
-        const session = openForReading(path);
+      runAction(async (path: string, options: { json?: boolean; all?: boolean }) => {
+        const session = await openForReading(path);
         if (options.json) {
           printJson(treeJson(session));
           return;

@@ -1,0 +1,43 @@
+/** `bonsai ls STORE`: the sessions in a directory of files, a SQLite file or a PostgreSQL database. */
+import type { Command } from "commander";
+import { listSessionsAt } from "../../storage/open.js";
+import type { SessionSummary } from "../../storage/types.js";
+import { type Colors, colors, formatBytes, formatCount, oneLine, print, printJson, runAction } from "../output.js";
+
+/** "2026-01-01 12:00" in UTC: sortable, and the same on every machine. */
+const shortTime = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "-");
+
+export function formatSessions(store: string, sessions: readonly SessionSummary[], c: Colors): string {
+  if (sessions.length === 0) return `no sessions in ${store}`;
+  const rows = sessions.map((s) => ({
+    updated: shortTime(s.updated),
+    entries: formatCount(s.entryCount),
+    size: formatBytes(s.bytes),
+    title: s.title ? oneLine(s.title) : "",
+    location: s.location,
+  }));
+  const width = (key: "updated" | "entries" | "size") => Math.max(...rows.map((r) => r[key].length));
+  const [wu, we, ws] = [width("updated"), width("entries"), width("size")];
+  const lines = rows.map(
+    (r) =>
+      `${c.dim(r.updated.padEnd(wu))}  ${r.entries.padStart(we)}  ${r.size.padStart(ws)}  ${r.title ? `${c.bold(r.title)}  ` : ""}${c.cyan(r.location)}`,
+  );
+  const total = sessions.reduce((n, s) => n + s.bytes, 0);
+  lines.push(c.dim(`${formatCount(sessions.length)} sessions, ${formatBytes(total)} (last write UTC, entries, size, title, location)`));
+  return lines.join("\n");
+}
+
+export function register(program: Command): void {
+  program
+    .command("ls")
+    .description("list the sessions in a store: a directory of session files, sqlite:PATH or postgres://…")
+    .argument("<store>", "a directory, sqlite:PATH, or postgres://user@host:port/db (PG* variables fill in the rest)")
+    .option("--json", "print stable JSON: [{id, location, title, cwd, created, updated, bytes, entryCount}], newest first")
+    .action(
+      runAction(async (store: string, options: { json?: boolean }) => {
+        const sessions = await listSessionsAt(store);
+        if (options.json) printJson(sessions);
+        else print(formatSessions(store, sessions, colors()));
+      }),
+    );
+}
