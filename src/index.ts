@@ -213,3 +213,23 @@ export { buildTreeView, formatTreeRow, isBookkeeping, type TreeRow, type TreeVie
 export { formatContextUsage, formatFooter, formatTokens } from "./chat/footer.js";
 export { createChatTools, resolveInside, ToolInputError, type ChatToolOptions } from "./chat/tools.js";
 export { InputQueue, queueNotice } from "./chat/queue.js";
+
+// Stores: sessions in JSONL files, SQLite or PostgreSQL behind one interface; locations as URLs
+// (SessionManager.openUrl / createIn take them). pg and better-sqlite3 load on first use.
+export {
+  parseLocation,
+  formatLocation,
+  LocationError,
+  type StoreLocation,
+} from "./storage/location.js";
+export { openSessionAt, listSessionsAt, readLinesAt } from "./storage/open.js";
+export { copySession, type CopyOptions, type CopyResult } from "./storage/copy.js";
+export {
+  StoreVersionError,
+  type SessionBackend,
+  type SessionSummary,
+  type StoreKind,
+  type OpenedSession,
+  type OpenSessionOptions,
+  type StoredLines,
+} from "./storage/types.js";
