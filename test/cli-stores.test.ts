@@ -151,7 +151,25 @@ describe("bonsai over database stores", () => {
     assert.equal((await json("migrate", old)).migrated, false);
   });
 
-  it("fails in one line on a missing session, a store without an id, an unknown store, and prune without an archive", async () => {
+  it("prunes a database session with its originals archived in the store, and restores them", async () => {
+    const file = join(tmp, "prune.jsonl");
+    copyFileSync(REAL_SESSION, file);
+    await json("migrate", file);
+    for (const location of [`sqlite:${join(tmp, "p.sqlite")}#prune`, `${pgUrl}#prune`]) {
+      await json("copy", file, location);
+      const before = await json("context", location);
+      const pruned = await json("prune", location, "--protect", "2000", "--min-savings", "0");
+      assert.ok((pruned.prunedCount as number) > 0, `something to prune in ${location}`);
+      assert.match(String(pruned.archive), /#prune \(table (bonsai\.)?pruned\)$/);
+      const after = await json("context", location);
+      assert.ok((after.estimatedTokens as number) < (before.estimatedTokens as number));
+      const restored = await json("prune", location, "--restore");
+      assert.equal((restored.restored as string[]).length, pruned.prunedCount);
+      assert.deepEqual((await json("context", location)).messages, before.messages, "the originals are back");
+    }
+  });
+
+  it("fails in one line on a missing session, a store without an id, an unknown store", async () => {
     const db = `sqlite:${join(tmp, "e.sqlite")}`;
     await json("copy", sample.file, `${db}#there`);
     assertOneLineError(await bonsai("info", `${db}#missing`), /#missing: no such session/);
@@ -160,7 +178,6 @@ describe("bonsai over database stores", () => {
     assertOneLineError(await bonsai("ls", "mysql://h/db"), /unknown store "mysql:"/);
     assertOneLineError(await bonsai("ls", join(tmp, "nowhere")), /no such directory/);
     assertOneLineError(await bonsai("copy", `${db}#nope`, join(tmp, "x.jsonl")), /no such session; nothing copied/);
-    assertOneLineError(await bonsai("prune", `${pgUrl}#inspect`, "--protect", "0", "--min-savings", "0"), /cannot prune a session stored in a database yet/);
     const dry = await json("prune", `${db}#there`, "--dry-run");
     assert.equal(dry.dryRun, true);
   });

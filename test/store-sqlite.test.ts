@@ -59,7 +59,8 @@ describe("sqlite store", () => {
     assert.throws(
       () => openSqliteDatabase(newer),
       (error: Error) =>
-        error instanceof StoreVersionError && /schema is version 2, this bonsai knows up to 1; upgrade bonsai/.test(error.message),
+        error instanceof StoreVersionError &&
+        error.message.includes(`schema is version ${SQLITE_SCHEMA_VERSION + 1}, this bonsai knows up to ${SQLITE_SCHEMA_VERSION}; upgrade bonsai`),
     );
 
     const foreign = join(tempDir(), "foreign.sqlite");
@@ -71,6 +72,28 @@ describe("sqlite store", () => {
     const junk = join(tempDir(), "junk.sqlite");
     writeFileSync(junk, "this is not a database, just text that is long enough to have a header page".repeat(20));
     assert.throws(() => openSqliteDatabase(junk), /not a SQLite database|file is not a database/);
+  });
+
+  it("upgrades a database from an older bonsai step by step, keeping its sessions", async () => {
+    const db = join(tempDir(), "old.sqlite");
+    const { backend } = await openSessionAt(`sqlite:${db}#kept`);
+    backend!.append(sessionLines("kept", 3));
+    await backend!.close();
+    // back to version 1, as the first release left it
+    const raw = new Database(db);
+    raw.exec("DROP TABLE pruned; UPDATE bonsai_meta SET version = 1");
+    raw.close();
+    const opened = await openSessionAt(`sqlite:${db}#kept`);
+    assert.equal(opened.loaded!.fileEntries.length, 4);
+    opened.backend!.archive!.append(['{"entryId":"e0000001"}']);
+    assert.deepEqual(opened.backend!.archive!.lines(), ['{"entryId":"e0000001"}']);
+    await opened.backend!.close();
+    const after = new Database(db, { readonly: true });
+    try {
+      assert.equal(after.prepare("SELECT version FROM bonsai_meta").pluck().get(), SQLITE_SCHEMA_VERSION);
+    } finally {
+      after.close();
+    }
   });
 
   it("opens read-only only what exists", async () => {

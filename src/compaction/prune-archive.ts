@@ -2,13 +2,15 @@
  * Pruning a stored session without losing anything (DESIGN.md section 4): before a tool result's
  * content is replaced by its notice, the original goes to an append-only sidecar file next to the
  * session, `<session>.pruned.jsonl`, one line per entry, synced to disk before the session file is
- * rewritten. Restoring puts the originals back.
+ * rewritten. A session in a database keeps the same lines in its store's archive table, written
+ * in order before the rewrite (src/storage). Restoring puts the originals back.
  */
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import type { ImageContent, TextContent, ToolResultMessage } from "../messages/types.js";
 import { contextFromPath } from "../session/context.js";
 import type { SessionManager } from "../session/manager.js";
 import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import type { PrunedArchive } from "../storage/types.js";
 import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "./prune.js";
 import { estimateTokens } from "./tokens.js";
 
@@ -52,16 +54,20 @@ export function appendPrunedRecords(archivePath: string, records: readonly Prune
 /** Every readable record, oldest first; unreadable lines (a torn last line) are reported and skipped. */
 export function readPrunedRecords(archivePath: string, onWarning?: (message: string) => void): PrunedRecord[] {
   if (!existsSync(archivePath)) return [];
+  return parsePrunedRecords(readFileSync(archivePath, "utf8").split("\n"), archivePath, onWarning);
+}
+
+/** The records among archive lines; `where` names the archive in warnings. */
+function parsePrunedRecords(lines: readonly string[], where: string, onWarning?: (message: string) => void): PrunedRecord[] {
   const records: PrunedRecord[] = [];
-  const lines = readFileSync(archivePath, "utf8").split("\n");
   lines.forEach((line, i) => {
     if (!line.trim()) return;
     try {
       const record = JSON.parse(line) as PrunedRecord;
       if (typeof record.entryId === "string" && Array.isArray(record.content)) records.push(record);
-      else onWarning?.(`${archivePath}:${i + 1}: not a pruned-output record, skipped`);
+      else onWarning?.(`${where}:${i + 1}: not a pruned-output record, skipped`);
     } catch {
-      onWarning?.(`${archivePath}:${i + 1}: unreadable line, skipped`);
+      onWarning?.(`${where}:${i + 1}: unreadable line, skipped`);
     }
   });
   return records;
@@ -122,7 +128,6 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
     dryRun: options.dryRun === true,
   };
   if (options.dryRun || plan.candidates.length === 0) return result;
-  refuseWithoutArchive(session, "prune");
 
   const prunedAt = options.now ?? Date.now();
   const originals = plan.candidates.map((c) => ({
@@ -132,20 +137,22 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
   // Replacing a message by itself changes nothing but throws for a read-only session: refuse
   // before anything is archived.
   for (const { candidate, message } of originals) session.replaceMessage(candidate.entryId, message);
+  const records: PrunedRecord[] = originals.map(({ candidate, message }) => ({
+    entryId: candidate.entryId,
+    prunedAt,
+    toolName: message.toolName,
+    toolCallId: message.toolCallId,
+    tokens: candidate.tokens,
+    content: message.content,
+  }));
   const file = session.getSessionFile();
   if (file) {
     result.archivePath = prunedArchivePath(file);
-    appendPrunedRecords(
-      result.archivePath,
-      originals.map(({ candidate, message }) => ({
-        entryId: candidate.entryId,
-        prunedAt,
-        toolName: message.toolName,
-        toolCallId: message.toolCallId,
-        tokens: candidate.tokens,
-        content: message.content,
-      })),
-    );
+    appendPrunedRecords(result.archivePath, records);
+  } else if (session.isPersisted()) {
+    const archive = requireArchive(session);
+    archive.append(records.map((r) => JSON.stringify(r)));
+    result.archivePath = archive.location;
   }
   replaceAndPersist(
     session,
@@ -159,15 +166,11 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
   return result;
 }
 
-/**
- * The archive is a file beside the session; a database session has none yet, and pruning it
- * without one would destroy the originals.
- */
-function refuseWithoutArchive(session: SessionManager, what: string): void {
-  if (!session.isPersisted() || session.getSessionFile()) return;
-  throw new Error(
-    `${session.getLocation()}: cannot ${what} a session stored in a database yet (the originals are archived in a file beside a session file); copy it to a file with bonsai copy, ${what} that, and copy it back`,
-  );
+/** A database session's archive; it exists only while the session is open for writing. */
+function requireArchive(session: SessionManager): PrunedArchive {
+  const archive = session.getPrunedArchive();
+  if (!archive) throw new Error(`${session.getLocation()}: session was opened read-only`);
+  return archive;
 }
 
 /** Swaps messages and rewrites the file; if the rewrite fails, memory goes back to match the file. */
@@ -198,10 +201,15 @@ export function restorePrunedOutputs(
   session: SessionManager,
   options: { entryIds?: readonly string[]; onWarning?: (message: string) => void } = {},
 ): RestoreResult {
-  refuseWithoutArchive(session, "restore pruned output of");
   const file = session.getSessionFile();
+  let archived: PrunedRecord[] = [];
+  if (file) archived = readPrunedRecords(prunedArchivePath(file), options.onWarning);
+  else if (session.isPersisted()) {
+    const archive = requireArchive(session);
+    archived = parsePrunedRecords(archive.lines(), archive.location, options.onWarning);
+  }
   const latest = new Map<string, PrunedRecord>();
-  if (file) for (const record of readPrunedRecords(prunedArchivePath(file), options.onWarning)) latest.set(record.entryId, record);
+  for (const record of archived) latest.set(record.entryId, record);
 
   const wanted = options.entryIds ?? [...latest.keys()];
   const result: RestoreResult = { restored: [], notRestored: [] };

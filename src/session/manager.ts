@@ -7,7 +7,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
-import type { SessionBackend, StoreKind } from "../storage/types.js";
+import type { PrunedArchive, SessionBackend, StoreKind } from "../storage/types.js";
 import { generateEntryId } from "./ids.js";
 import type { LoadIssue } from "./load.js";
 import {
@@ -135,6 +135,14 @@ export class SessionManager {
   /** Where the session is stored: a file path, or a `sqlite:…#ID` / `postgres://…#ID` location. */
   getLocation(): string | undefined {
     return this.location;
+  }
+
+  /**
+   * Where a database session archives pruned tool output (a session file uses a sidecar file,
+   * see prune-archive.ts). Undefined for files, in memory, and when not open for writing.
+   */
+  getPrunedArchive(): PrunedArchive | undefined {
+    return this.backend?.archive;
   }
 
   /** The kind of store behind the session; undefined in memory. */

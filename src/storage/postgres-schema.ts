@@ -25,6 +25,13 @@ const MIGRATIONS: readonly string[] = [
      line text NOT NULL,
      PRIMARY KEY (session_id, seq)
    );`,
+  // 2: archives of pruned tool output, one line per record
+  `CREATE TABLE bonsai.pruned (
+     session_id text NOT NULL,
+     seq bigint NOT NULL,
+     line text NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -14,7 +14,7 @@ import { backupStamp } from "./file.js";
 import { applyDigest, checkStorableLines, digestLines, EMPTY_META, loadLines, type SessionMeta } from "./lines.js";
 import { formatLocation } from "./location.js";
 import { type Client, connect, ensureSchema, lockKey, readLines, type SessionRow, storeName } from "./postgres-schema.js";
-import { type SessionBackend, storeLockedError } from "./types.js";
+import { type PrunedArchive, type SessionBackend, storeLockedError } from "./types.js";
 
 /** At most this many lines, or about this many bytes, per INSERT. */
 const BATCH_LINES = 1000;
@@ -28,7 +28,8 @@ type Meta = SessionMeta;
 type Op =
   | { kind: "append"; firstSeq: number; lines: readonly string[]; meta: Meta }
   | { kind: "rewrite"; lines: readonly string[]; meta: Meta }
-  | { kind: "backup"; backupId: string; lines: readonly string[] };
+  | { kind: "backup"; backupId: string; lines: readonly string[] }
+  | { kind: "archive"; firstSeq: number; lines: readonly string[] };
 
 /** Sessions with writes still queued, reported if the process exits before they are written. */
 const pending = new Set<PostgresBackend>();
@@ -62,6 +63,9 @@ export class PostgresBackend implements SessionBackend {
   private failure: Error | undefined;
   private closing: Promise<void> | undefined;
   private connectionLost: Error | undefined;
+  /** the archive as read at open plus what was queued since: reads need no round trip */
+  private archived: string[] = [];
+  readonly archive: PrunedArchive;
 
   constructor(
     private readonly connectionString: string,
@@ -69,6 +73,11 @@ export class PostgresBackend implements SessionBackend {
   ) {
     this.location = formatLocation({ kind: "postgres", connectionString, sessionId: id });
     this.key = lockKey(id);
+    this.archive = {
+      location: `${this.location} (table bonsai.pruned)`,
+      append: (lines) => this.appendArchive(lines),
+      lines: () => [...this.archived],
+    };
     installExitHook();
   }
 
@@ -147,7 +156,21 @@ export class PostgresBackend implements SessionBackend {
       this.meta = { title: row.title, cwd: row.cwd, created: row.created, bytes: Number(row.bytes), entryCount: Number(row.entry_count) };
       this.nextSeq = row.last === null ? 0 : Number(row.last) + 1;
     }
+    const archived = await client.query({
+      text: "SELECT line FROM bonsai.pruned WHERE session_id = $1 ORDER BY seq",
+      values: [this.id],
+      rowMode: "array",
+    });
+    this.archived = archived.rows.map((r) => r[0] as string);
     return lines === undefined ? undefined : loadLines(lines, this.location);
+  }
+
+  private appendArchive(lines: readonly string[]): void {
+    this.writable();
+    checkStorableLines(lines, this.location);
+    this.queue.push({ kind: "archive", firstSeq: this.archived.length, lines });
+    this.archived.push(...lines);
+    this.kick();
   }
 
   /** Copies the session as it will be after everything queued so far, under `<id>.bak-<time>`. */
@@ -215,6 +238,12 @@ export class PostgresBackend implements SessionBackend {
           this.queue.shift();
         } else if (op.kind === "backup") {
           await this.writeBackup(op.backupId);
+          this.queue.shift();
+        } else if (op.kind === "archive") {
+          await this.client!.query(
+            "INSERT INTO bonsai.pruned (session_id, seq, line) SELECT $1, s, l FROM unnest($2::bigint[], $3::text[]) AS t(s, l)",
+            [this.id, op.lines.map((_, i) => op.firstSeq + i), op.lines],
+          );
           this.queue.shift();
         } else {
           const batch = this.takeAppendBatch();

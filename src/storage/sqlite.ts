@@ -23,6 +23,7 @@ import { HEARTBEAT_MS, isStaleLease, type Lease, newLease, ownerOf } from "./own
 import {
   type OpenedSession,
   type OpenSessionOptions,
+  type PrunedArchive,
   type SessionBackend,
   type SessionSummary,
   StoreVersionError,
@@ -60,6 +61,13 @@ const MIGRATIONS: readonly string[] = [
      since TEXT NOT NULL,
      heartbeat INTEGER NOT NULL
    );`,
+  // 2: archives of pruned tool output, one line per record
+  `CREATE TABLE pruned (
+     session_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     line TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   ) WITHOUT ROWID;`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
@@ -213,6 +221,7 @@ class SqliteBackend implements SessionBackend {
   private stopped: Error | undefined;
   private readonly fsyncEachAppend: boolean;
   private readonly statements;
+  readonly archive: PrunedArchive;
 
   constructor(
     private readonly db: Database,
@@ -239,6 +248,11 @@ class SqliteBackend implements SessionBackend {
          ON CONFLICT (id) DO UPDATE SET title = excluded.title, cwd = excluded.cwd, created = excluded.created,
            updated = excluded.updated, bytes = excluded.bytes, entry_count = excluded.entry_count`,
       ),
+    };
+    this.archive = {
+      location: `${location} (table pruned)`,
+      append: (lines) => this.appendArchive(lines),
+      lines: () => db.prepare("SELECT line FROM pruned WHERE session_id = ? ORDER BY seq").pluck().all(this.id) as string[],
     };
     this.acquire();
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
@@ -332,6 +346,19 @@ class SqliteBackend implements SessionBackend {
       .immediate();
     this.nextSeq = lines.length;
     this.meta = meta;
+  }
+
+  private appendArchive(lines: readonly string[]): void {
+    this.writable();
+    checkStorableLines(lines, this.location);
+    this.db
+      .transaction(() => {
+        this.fence();
+        const last = this.db.prepare("SELECT max(seq) FROM pruned WHERE session_id = ?").pluck().get(this.id) as number | null;
+        const insert = this.db.prepare("INSERT INTO pruned (session_id, seq, line) VALUES (?, ?, ?)");
+        for (let i = 0; i < lines.length; i++) insert.run(this.id, (last ?? -1) + 1 + i, lines[i]);
+      })
+      .immediate();
   }
 
   backup(): string {

@@ -62,12 +62,29 @@ export interface SessionBackend {
    * with the writes around it. Returns the backup's location.
    */
   backup(): string;
+  /**
+   * The session's archive of pruned tool output, in a database (a session file keeps it in a
+   * sidecar file instead; see src/compaction/prune-archive.ts). Undefined for files.
+   */
+  readonly archive?: PrunedArchive;
   /** Starts a new, empty session in the same store (a file in the same directory), holding its lease. */
   openSibling(header: { id: string; timestamp: string }): { backend: SessionBackend; location: string };
   /** Everything written so far is durable when it returns (or its promise resolves). */
   flush(): void | Promise<void>;
   /** Flushes, then gives up the lease. Safe to call twice. */
   close(): void | Promise<void>;
+}
+
+/**
+ * An append-only list of lines kept beside a session in its database. An append is ordered with
+ * the session's writes: a rewrite after it is never stored without it.
+ */
+export interface PrunedArchive {
+  /** printable: where the lines are */
+  readonly location: string;
+  append(lines: readonly string[]): void;
+  /** every line, oldest first */
+  lines(): string[];
 }
 
 /** A session as opened: what the store held once the lease was taken, and the writer. */

@@ -86,7 +86,8 @@ export async function restoreFile(path: string, entryIds?: readonly string[]): P
   try {
     const ids = entryIds?.map((id) => resolveEntryId(session, id));
     const result = restorePrunedOutputs(session, { ...(ids ? { entryIds: ids } : {}), onWarning: warn });
-    return { file: target.file, archive: prunedArchivePath(target.file), ...result };
+    const archive = session.getSessionFile() ? prunedArchivePath(target.file) : (session.getPrunedArchive()?.location ?? "");
+    return { file: target.file, archive, ...result };
   } finally {
     await session.close();
   }
@@ -131,7 +132,7 @@ export function register(program: Command): void {
   program
     .command("prune")
     .description("replace old, large tool output on the current branch by a notice; the originals are archived and can be restored")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID (--dry-run only)")
+    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .option("--dry-run", "show what would be pruned; write nothing")
     .option("--protect <tokens>", `newest tool output kept whole (default ${DEFAULT_PRUNE_CONFIG.protectTokens})`, nonNegativeInteger)
     .option("--min-savings <tokens>", `prune only when at least this much is saved (default ${DEFAULT_PRUNE_CONFIG.minimumSavings})`, nonNegativeInteger)
