@@ -103,15 +103,19 @@ describe("bonsai over database stores", () => {
   });
 
   it("answers info, tree and context on a database session exactly as on the file", async () => {
-    for (const location of [`sqlite:${join(tmp, "i.sqlite")}#s`, `${pgUrl}#inspect`]) {
-      await json("copy", sample.file, location);
-      for (const command of ["info", "tree", "context"]) {
-        const fromFile = await json(command, sample.file);
-        const fromStore = await json(command, location);
-        assert.deepEqual(withoutPlace(fromStore), withoutPlace(fromFile), `${command} ${location}`);
-      }
-      assert.equal((await json("info", location)).file, location);
-    }
+    const locations = [`sqlite:${join(tmp, "i.sqlite")}#s`, `${pgUrl}#inspect`];
+    await Promise.all(locations.map((location) => json("copy", sample.file, location)));
+    const commands = ["info", "tree", "context"];
+    const fromFile = await Promise.all(commands.map((command) => json(command, sample.file)));
+    await Promise.all(
+      locations.flatMap((location) =>
+        commands.map(async (command, i) => {
+          const fromStore = await json(command, location);
+          assert.deepEqual(withoutPlace(fromStore), withoutPlace(fromFile[i]), `${command} ${location}`);
+          if (command === "info") assert.equal(fromStore.file, location);
+        }),
+      ),
+    );
   });
 
   it("compacts a PostgreSQL session like the file, and labels, checks out and migrates database sessions", async () => {
@@ -172,13 +176,19 @@ describe("bonsai over database stores", () => {
   it("fails in one line on a missing session, a store without an id, an unknown store", async () => {
     const db = `sqlite:${join(tmp, "e.sqlite")}`;
     await json("copy", sample.file, `${db}#there`);
-    assertOneLineError(await bonsai("info", `${db}#missing`), /#missing: no such session/);
-    assertOneLineError(await bonsai("label", `${db}#missing`, "abc", "x"), /#missing: no such session/);
-    assertOneLineError(await bonsai("tree", db), /which session\? add #SESSION_ID \(bonsai ls sqlite:/);
-    assertOneLineError(await bonsai("ls", "mysql://h/db"), /unknown store "mysql:"/);
-    assertOneLineError(await bonsai("ls", join(tmp, "nowhere")), /no such directory/);
-    assertOneLineError(await bonsai("copy", `${db}#nope`, join(tmp, "x.jsonl")), /no such session; nothing copied/);
-    const dry = await json("prune", `${db}#there`, "--dry-run");
-    assert.equal(dry.dryRun, true);
+    const [info, label, tree, ls, lsDir, copy] = await Promise.all([
+      bonsai("info", `${db}#missing`),
+      bonsai("label", `${db}#missing`, "abc", "x"),
+      bonsai("tree", db),
+      bonsai("ls", "mysql://h/db"),
+      bonsai("ls", join(tmp, "nowhere")),
+      bonsai("copy", `${db}#nope`, join(tmp, "x.jsonl")),
+    ]);
+    assertOneLineError(info, /#missing: no such session/);
+    assertOneLineError(label, /#missing: no such session/);
+    assertOneLineError(tree, /which session\? add #SESSION_ID \(bonsai ls sqlite:/);
+    assertOneLineError(ls, /unknown store "mysql:"/);
+    assertOneLineError(lsDir, /no such directory/);
+    assertOneLineError(copy, /no such session; nothing copied/);
   });
 });
