@@ -3,6 +3,8 @@
  * contract, plus the advisory lock, queued writes and their errors, and schema versions.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { SessionLockedError } from "../src/session/lock.js";
@@ -182,6 +184,14 @@ describe("postgres store", () => {
     } finally {
       await old.stop();
     }
+  });
+
+  it("says on stderr what was still queued when a process exits without close()", async () => {
+    const child = spawnSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "helpers/pg-exit-early.ts"), `${url}#early`], {
+      encoding: "utf8",
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.match(child.stderr, /^bonsai: postgres:\/\/.*#early: 21 lines were never written: the process exited before close\(\) finished$/m);
   });
 
   it("says which server it could not reach", async () => {
