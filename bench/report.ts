@@ -295,3 +295,44 @@ export function growth(runs: readonly FileRun[], minMs = 2): Growth[] {
   }
   return out;
 }
+
+/** One row per file: the numbers the section 8 targets are about, as a markdown table. */
+export function summaryMarkdown(runs: readonly FileRun[]): string {
+  const median = (r: LibraryRun | undefined, op: OpName) => {
+    const x = r?.ops[op];
+    return x?.status === "ok" ? x.median : undefined;
+  };
+  const ms = (v: number | undefined) => (v === undefined ? "-" : formatMs(v));
+  const ratioOf = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
+  const x = (v: number | undefined, lower?: string) => (v !== undefined ? times(v) : (lower ?? "-"));
+  const header = [
+    "session",
+    "open: bonsai / ref",
+    "open, trusted",
+    "peak RSS of open vs ref",
+    "context: bonsai / ref",
+    "findCutPoint",
+    "getBranch + cut",
+    "append µs/entry: bonsai / ref",
+  ];
+  const rows = runs.map((run) => {
+    const b = run.bonsai;
+    const r = run.reference;
+    const open = [median(b, "open"), median(r, "open")];
+    const trusted = median(run.trusted, "open");
+    const mem = memoryRatio(run);
+    const context = [median(b, "context"), median(r, "context")];
+    const us = (l: LibraryRun) => (l.ops.append?.status === "ok" ? String(l.ops.append.extra?.usPerAppend ?? "-") : "-");
+    return [
+      `${run.file.name} (${formatBytes(run.file.bytes)})`,
+      `${ms(open[0])} / ${ms(open[1])} = ${x(ratioOf(open[1], open[0]))}`,
+      `${ms(trusted)} = ${x(ratioOf(open[1], trusted))}`,
+      mem === undefined ? "-" : mem.toFixed(2),
+      `${ms(context[0])} / ${ms(context[1])} = ${x(ratioOf(context[1], context[0]), ratioCell(run, "context"))}`,
+      x(ratio(run, "cutPoint")),
+      x(ratio(run, "branchCut"), ratioCell(run, "branchCut")),
+      `${us(b)} / ${us(r)}`,
+    ];
+  });
+  return [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
+}

@@ -27,6 +27,7 @@ import {
   OP_LABELS,
   renderMarkdown,
   renderText,
+  summaryMarkdown,
 } from "./report.js";
 import { OPS, type OpName, type WorkerEvent, type WorkerTask } from "./protocol.js";
 
@@ -306,8 +307,12 @@ async function main(): Promise<void> {
     targets,
     growth: growths,
   };
+  const summary = summaryMarkdown(runs);
+  console.log(`\nSummary\n${summary}\n`);
   const markdown = [
-    `Measured ${result.date.slice(0, 10)} on ${result.cpu}, Node ${result.node}, commit ${result.commit ?? "?"}; reference = ${result.reference}. Times are medians; ratios are reference / bonsai (higher is better for bonsai).`,
+    `Measured ${result.date.slice(0, 10)} on ${result.cpu}, Node ${result.node}, commit ${result.commit ?? "?"}, load average ${loadBefore.toFixed(1)}; reference = ${result.reference}. Times are medians; ratios are reference / bonsai (higher is better for bonsai).`,
+    "",
+    summary,
     "",
     ...runs.map((r) => `${renderMarkdown(fileTable(r))}\n`),
   ].join("\n");

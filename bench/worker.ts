@@ -123,68 +123,77 @@ async function main(): Promise<void> {
     }
   }
   if (!session) throw new Error("open produced no session");
-  const s: Session = session;
-  if (want.has("open")) emit({ event: "result", op: "open", ms: openTimes });
+  readOperations(session);
+  // The read operations materialize whole sessions (getTree, the full parse): let them go, so
+  // the appends below run in a heap of their own size, as they would in an agent.
+  session.close?.();
+  session = undefined;
+  sink = undefined;
 
-  const measure = (op: OpName, run: (() => unknown) | undefined, extra?: (result: unknown) => Record<string, number | string>) => {
-    if (!want.has(op)) return;
-    if (!run) {
-      emit({ event: "skip", op, reason: `not available in ${lib.name}` });
-      return;
-    }
-    emit({ event: "start", op });
-    try {
-      const ms = repeat(task.reps, task.capMs, run);
-      emit({ event: "result", op, ms, extra: extra?.(sink) });
-    } catch (error) {
-      emit({ event: "error", op, message: (error as Error).message.split("\n")[0] });
-    }
-  };
+  function readOperations(s: Session): void {
+    if (want.has("open")) emit({ event: "result", op: "open", ms: openTimes });
 
-  // The context first: with lazily read bodies, its first run is the one that reads them.
-  measure("context", () => s.buildSessionContext(), (r) => ({ messages: (r as { messages: unknown[] }).messages.length }));
+    const measure = (op: OpName, run: (() => unknown) | undefined, extra?: (result: unknown) => Record<string, number | string>) => {
+      if (!want.has(op)) return;
+      if (!run) {
+        emit({ event: "skip", op, reason: `not available in ${lib.name}` });
+        return;
+      }
+      emit({ event: "start", op });
+      try {
+        const ms = repeat(task.reps, task.capMs, run);
+        emit({ event: "result", op, ms, extra: extra?.(sink) });
+      } catch (error) {
+        emit({ event: "error", op, message: (error as Error).message.split("\n")[0] });
+      }
+    };
 
-  const leafId = s.getLeafId();
-  const path = pathOf(s, leafId);
-  let lastCompaction = -1;
-  for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i].type === "compaction") {
-      lastCompaction = i;
-      break;
+    // The context first: with lazily read bodies, its first run is the one that reads them.
+    measure("context", () => s.buildSessionContext(), (r) => ({ messages: (r as { messages: unknown[] }).messages.length }));
+
+    const leafId = s.getLeafId();
+    const path = pathOf(s, leafId);
+    let lastCompaction = -1;
+    for (let i = path.length - 1; i >= 0; i--) {
+      if (path[i].type === "compaction") {
+        lastCompaction = i;
+        break;
+      }
     }
+    const target = task.collectTarget ?? collectTarget(s, path);
+
+    const count = (key: string) => (r: unknown) => ({ [key]: Array.isArray(r) ? r.length : -1 });
+
+    measure("branch", () => s.getBranch(), count("entries"));
+    const cut = lib.findCutPoint;
+    measure("cutPoint", cut && (() => cut(path, lastCompaction + 1, path.length, SETTINGS.keepRecentTokens)));
+    const lastCompactionOn = (entries: readonly Entry[]) => {
+      for (let i = entries.length - 1; i >= 0; i--) if (entries[i].type === "compaction") return i;
+      return -1;
+    };
+    measure(
+      "branchCut",
+      cut &&
+        (() => {
+          // what a compaction check does from scratch: the leaf's branch, then the cut
+          const branch = s.getBranch();
+          return cut(branch, lastCompactionOn(branch) + 1, branch.length, SETTINGS.keepRecentTokens);
+        }),
+    );
+    const prepare = lib.prepareCompaction;
+    measure("prepare", prepare && (() => prepare(path, SETTINGS)));
+    const prune = lib.planPruning;
+    measure("prune", prune && (() => prune(path)));
+    const collect = lib.collectEntriesForBranchSummary;
+    measure(
+      "collect",
+      collect && target ? () => collect(s, leafId, target) : undefined,
+      (r) => ({ entries: (r as { entries: unknown[] }).entries.length }),
+    );
+    measure("tree", () => s.getTree());
+    measure("fullParse", lib.parseAll && (() => lib.parseAll!(task.file)));
+
   }
-  const target = task.collectTarget ?? collectTarget(s, path);
-
-  const count = (key: string) => (r: unknown) => ({ [key]: Array.isArray(r) ? r.length : -1 });
-
-  measure("branch", () => s.getBranch(), count("entries"));
-  const cut = lib.findCutPoint;
-  measure("cutPoint", cut && (() => cut(path, lastCompaction + 1, path.length, SETTINGS.keepRecentTokens)));
-  const lastCompactionOn = (entries: readonly Entry[]) => {
-    for (let i = entries.length - 1; i >= 0; i--) if (entries[i].type === "compaction") return i;
-    return -1;
-  };
-  measure(
-    "branchCut",
-    cut &&
-      (() => {
-        // what a compaction check does from scratch: the leaf's branch, then the cut
-        const branch = s.getBranch();
-        return cut(branch, lastCompactionOn(branch) + 1, branch.length, SETTINGS.keepRecentTokens);
-      }),
-  );
-  const prepare = lib.prepareCompaction;
-  measure("prepare", prepare && (() => prepare(path, SETTINGS)));
-  const prune = lib.planPruning;
-  measure("prune", prune && (() => prune(path)));
-  const collect = lib.collectEntriesForBranchSummary;
-  measure(
-    "collect",
-    collect && target ? () => collect(s, leafId, target) : undefined,
-    (r) => ({ entries: (r as { entries: unknown[] }).entries.length }),
-  );
-  measure("tree", () => s.getTree());
-  measure("fullParse", lib.parseAll && (() => lib.parseAll!(task.file)));
 
   // Appends: a fresh copy opened for writing, the appends timed and nothing else.
   const appendRun = (op: OpName, n: number, fsyncEachAppend: boolean) => {
@@ -219,7 +228,6 @@ async function main(): Promise<void> {
   appendRun("append", task.appendCount, false);
   appendRun("appendFsync", task.fsyncAppendCount, true);
 
-  s.close?.();
   if (copy) dropCopy(copy);
   emit({ event: "done", peakRssMb: maxRssMb() });
   void sink;
