@@ -4,7 +4,7 @@
  * second writer with a message that says who holds it and what to do.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 
 export interface LockOwner {
@@ -52,18 +52,47 @@ export interface FileLock {
   release(): void;
 }
 
+/**
+ * Creates the lock file with its content in one step: a complete temp file hard-linked into
+ * place (EEXIST when the lock is held). Created empty and written after, a lock could be read
+ * empty by a second writer, which would then refuse without saying who holds it. Filesystems
+ * without hard links get the two-step creation.
+ */
+function createLockFile(lockPath: string, content: string): void {
+  const tmp = `${lockPath}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    writeFileSync(tmp, content, { flag: "wx" });
+  } catch {
+    createLockFileInTwoSteps(lockPath, content);
+    return;
+  }
+  try {
+    linkSync(tmp, lockPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw error;
+    createLockFileInTwoSteps(lockPath, content);
+  } finally {
+    unlinkSync(tmp);
+  }
+}
+
+function createLockFileInTwoSteps(lockPath: string, content: string): void {
+  const fd = openSync(lockPath, "wx");
+  try {
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Takes the lock of `sessionPath` or throws SessionLockedError. */
 export function acquireLock(sessionPath: string): FileLock {
   const lockPath = `${sessionPath}.lock`;
   const me: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const fd = openSync(lockPath, "wx");
-      try {
-        writeSync(fd, JSON.stringify(me));
-      } finally {
-        closeSync(fd);
-      }
+      createLockFile(lockPath, JSON.stringify(me));
       let released = false;
       return {
         path: lockPath,

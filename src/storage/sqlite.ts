@@ -96,8 +96,8 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean 
     throw new Error(`${where}: cannot open the SQLite store: ${reason}`);
   }
   try {
-    db.pragma("busy_timeout = 10000");
-    if (db.pragma("journal_mode = WAL", { simple: true }) !== "wal") throw new Error(`${where}: cannot switch to WAL mode`);
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    enableWal(db, where);
     db.pragma("synchronous = NORMAL");
     ensureSchema(db, where);
     return db;
@@ -105,6 +105,27 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean 
     db.close();
     if ((error as { code?: string }).code === "SQLITE_NOTADB") throw new Error(`${where}: not a SQLite database`);
     throw error;
+  }
+}
+
+const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * WAL mode is a property of the database file, set once. Switching needs the database to
+ * itself, and SQLite reports a busy database at once rather than waiting, so two processes that
+ * open a new database together take turns here.
+ */
+function enableWal(db: Database, where: string): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      if (db.pragma("journal_mode", { simple: true }) === "wal") return;
+      if (db.pragma("journal_mode = WAL", { simple: true }) === "wal") return;
+      throw new Error(`${where}: cannot switch the database to WAL mode`);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
   }
 }
 
