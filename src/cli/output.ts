@@ -144,3 +144,18 @@ export function formatBytes(bytes: number): string {
 export function formatCount(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
+export const INTERRUPTED = 130;
+
+/**
+ * An AbortSignal that every Ctrl-C aborts, for commands that wait on a model. Every press is
+ * caught (a split turn has two requests in flight; a second press must not kill the process
+ * halfway through its cleanup); `dispose` restores the default behaviour.
+ */
+export function abortOnInterrupt(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort();
+  process.on("SIGINT", onInterrupt);
+  return { signal: controller.signal, dispose: () => process.off("SIGINT", onInterrupt) };
+}

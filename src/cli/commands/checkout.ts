@@ -18,6 +18,7 @@ import { destinationOf, navigateTree } from "../../session/navigate.js";
 import type { SessionEntry } from "../../session/types.js";
 import type { Summarizer } from "../../summarizer/types.js";
 import {
+  abortOnInterrupt,
   CliError,
   type Colors,
   colors,
@@ -26,6 +27,7 @@ import {
   printJson,
   progress,
   resolveEntryId,
+  INTERRUPTED,
   runAction,
   warn,
 } from "../output.js";
@@ -284,9 +286,6 @@ async function previewWindow(options: CommandOptions): Promise<number> {
   }
 }
 
-/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
-const INTERRUPTED = 130;
-
 export function register(program: Command): void {
   const command = program
     .command("checkout")
@@ -311,16 +310,14 @@ export function register(program: Command): void {
         return;
       }
 
-      const controller = new AbortController();
-      const onInterrupt = () => controller.abort();
-      process.once("SIGINT", onInterrupt);
+      const interrupt = abortOnInterrupt();
       try {
         const result = await checkoutSession(
           path,
           id,
           { summarize: options.summarize, instructions: options.instructions, replaceInstructions: options.replaceInstructions },
           () => summarizerFromOptions(options),
-          controller.signal,
+          interrupt.signal,
         );
         if (options.json) printJson(result);
         else print(formatCheckout(result, c));
@@ -329,7 +326,7 @@ export function register(program: Command): void {
         process.stderr.write(`bonsai: ${error.message}\n`);
         process.exitCode = INTERRUPTED;
       } finally {
-        process.off("SIGINT", onInterrupt);
+        interrupt.dispose();
       }
     }),
   );

@@ -14,20 +14,19 @@ import type { AgentMessage } from "../../messages/types.js";
 import type { SessionManager } from "../../session/manager.js";
 import { SummarizationAbortedError, type Summarizer } from "../../summarizer/types.js";
 import {
+  abortOnInterrupt,
   CliError,
   type Colors,
   colors,
   formatCount,
   print,
   printJson,
+  INTERRUPTED,
   runAction,
   warn,
 } from "../output.js";
 import { openForReading, openSession } from "../open-session.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
-
-/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
-export const INTERRUPTED = 130;
 
 /** Thrown when the summarizer was interrupted; the session file is unchanged. */
 export class CompactionCancelledError extends CliError {}
@@ -347,14 +346,10 @@ export function register(program: Command): void {
         return;
       }
 
-      const controller = new AbortController();
-      // Every Ctrl-C aborts (a split turn has two requests in flight; a second press must not kill
-      // the process halfway through its cleanup).
-      const onInterrupt = () => controller.abort();
-      process.on("SIGINT", onInterrupt);
+      const interrupt = abortOnInterrupt();
       let stopSpinner: (ok: boolean) => void = () => {};
       try {
-        const report = await compactSession(path, settings, () => summarizerFromOptions(options), controller.signal, {
+        const report = await compactSession(path, settings, () => summarizerFromOptions(options), interrupt.signal, {
           onSummarizing: async (summarizer) => {
             stopSpinner = await startSpinner(`summarizing with ${summarizer.name}…`);
           },
@@ -368,7 +363,7 @@ export function register(program: Command): void {
         process.stderr.write(`bonsai: ${error.message}\n`);
         process.exitCode = INTERRUPTED;
       } finally {
-        process.off("SIGINT", onInterrupt);
+        interrupt.dispose();
       }
     }),
   );
