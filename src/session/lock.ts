@@ -26,7 +26,8 @@ export class SessionLockedError extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs on this host (also when it belongs to another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -113,7 +114,7 @@ export function acquireLock(sessionPath: string): FileLock {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     const owner = readOwner(lockPath);
-    const stale = owner ? owner.host === me.host && !isAlive(owner.pid) : false;
+    const stale = owner ? owner.host === me.host && !isProcessAlive(owner.pid) : false;
     if (owner && owner.pid === me.pid && owner.host === me.host) {
       throw new SessionLockedError(sessionPath, owner); // this process already writes it elsewhere
     }

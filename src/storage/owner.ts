@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { LockOwner } from "../session/lock.js";
+import { isProcessAlive, type LockOwner } from "../session/lock.js";
 
 /** A writer refreshes its heartbeat at least this often while it holds a lease. */
 export const HEARTBEAT_MS = 30_000;
@@ -29,19 +29,9 @@ export function newLease(now: number = Date.now()): Lease {
   };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Whether `held` may be taken over by `me`. A lease of this very process is never stale. */
 export function isStaleLease(held: Lease, me: Lease, now: number = Date.now()): boolean {
-  if (held.host === me.host) return held.pid !== me.pid && !isAlive(held.pid);
+  if (held.host === me.host) return held.pid !== me.pid && !isProcessAlive(held.pid);
   return now - held.heartbeat > STALE_AFTER_MS;
 }
 
