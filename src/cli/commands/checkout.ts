@@ -13,7 +13,6 @@ import {
 } from "../../compaction/branch-summary.js";
 import { computeFileLists } from "../../compaction/file-ops.js";
 import { estimateTokens } from "../../compaction/tokens.js";
-import type { SessionManager } from "../../session/manager.js";
 import { destinationOf, navigateTree } from "../../session/navigate.js";
 import type { SessionEntry } from "../../session/types.js";
 import type { Summarizer } from "../../summarizer/types.js";
@@ -31,7 +30,7 @@ import {
   runAction,
   warn,
 } from "../output.js";
-import { openForReading, openSession } from "../open-session.js";
+import { openForReading, openWithStableIds } from "../open-session.js";
 import { clip, entryPreview } from "../preview.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
 
@@ -66,23 +65,6 @@ export interface CheckoutResult {
 /** Thrown when the summary was interrupted; the session file is unchanged. */
 export class CheckoutCancelledError extends CliError {}
 
-/** Refuses old formats: their ids are made up on each read, so an id typed now means nothing. */
-async function openForWriting(path: string): Promise<SessionManager> {
-  let oldVersion: number | undefined;
-  const session = await openSession(path, {
-    onWarning: warn,
-    migrate: false,
-    onMigrate: ({ fromVersion }) => {
-      oldVersion = fromVersion;
-    },
-  });
-  if (oldVersion !== undefined) {
-    await session.close();
-    throw new CliError(`${session.getLocation()}: format v${oldVersion} has no stable entry ids; run \`bonsai migrate ${path}\` first`);
-  }
-  return session;
-}
-
 /**
  * Moves the leaf of the session at `path` to entry `id` (a unique prefix will do). The
  * summarizer is created only when a summary is really needed. An abort through `signal`
@@ -95,7 +77,7 @@ export async function checkoutSession(
   getSummarizer: () => Promise<Summarizer>,
   signal?: AbortSignal,
 ): Promise<CheckoutResult> {
-  const session = await openForWriting(path);
+  const session = await openWithStableIds(path);
   try {
     const targetId = resolveEntryId(session, id);
     const file = session.getLocation() ?? path;

@@ -25,42 +25,11 @@ import {
   runAction,
   warn,
 } from "../output.js";
-import { openForReading, openSession } from "../open-session.js";
+import { openForReading, openForWriting, persistMigration } from "../open-session.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
 
 /** Thrown when the summarizer was interrupted; the session file is unchanged. */
 export class CompactionCancelledError extends CliError {}
-
-export interface WritableSession {
-  session: SessionManager;
-  file: string;
-  /** set when the file is in an older format: migrated in memory only, until persistMigration() */
-  fromVersion?: number;
-}
-
-/**
- * Opens a session for writing without touching the file: an older format is migrated in memory
- * only, so a command that ends up writing nothing (cancelled, nothing to do) leaves it as it was.
- */
-export async function openForWriting(path: string): Promise<WritableSession> {
-  let fromVersion: number | undefined;
-  const session = await openSession(path, {
-    onWarning: warn,
-    migrate: false,
-    onMigrate: (migration) => {
-      fromVersion = migration.fromVersion;
-    },
-  });
-  return { session, file: session.getLocation() ?? path, ...(fromVersion !== undefined ? { fromVersion } : {}) };
-}
-
-/** Writes the in-memory migration to disk (the manager keeps a backup) right before the first write. */
-export function persistMigration(target: WritableSession): void {
-  if (target.fromVersion === undefined) return;
-  const backup = target.session.persistMigration();
-  warn(`${target.file}: upgraded from format v${target.fromVersion} to v3 to record the change; the original is at ${backup}`);
-  delete target.fromVersion;
-}
 
 const sumTokens = (messages: readonly AgentMessage[]) => messages.reduce((sum, m) => sum + estimateTokens(m), 0);
 

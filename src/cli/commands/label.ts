@@ -1,7 +1,7 @@
 /** `bonsai label FILE ID [LABEL]`: sets a label on an entry, or clears it. */
 import type { Command } from "commander";
-import { openSession } from "../open-session.js";
-import { CliError, colors, print, printJson, resolveEntryId, runAction, warn } from "../output.js";
+import { openWithStableIds } from "../open-session.js";
+import { colors, print, printJson, resolveEntryId, runAction } from "../output.js";
 
 export interface LabelResult {
   id: string;
@@ -18,20 +18,8 @@ export interface LabelResult {
  * and closes. Older formats are refused rather than migrated behind the user's back.
  */
 export async function setLabel(path: string, id: string, label: string | undefined): Promise<LabelResult> {
-  let oldVersion: number | undefined;
-  const session = await openSession(path, {
-    onWarning: warn,
-    migrate: false,
-    onMigrate: ({ fromVersion }) => {
-      oldVersion = fromVersion;
-    },
-  });
+  const session = await openWithStableIds(path, "to label");
   try {
-    if (oldVersion !== undefined) {
-      throw new CliError(
-        `${session.getLocation()}: format v${oldVersion} has no stable entry ids to label; run \`bonsai migrate ${path}\` first`,
-      );
-    }
     const target = resolveEntryId(session, id);
     const previous = session.getLabel(target) ?? null;
     const next = label?.trim() ? label.trim() : null;

@@ -23,8 +23,7 @@ import {
   runAction,
   warn,
 } from "../output.js";
-import { openForReading } from "../open-session.js";
-import { openForWriting, persistMigration } from "./compact.js";
+import { openForReading, openForWriting, persistMigration } from "../open-session.js";
 
 export interface PruneReport {
   file: string;
