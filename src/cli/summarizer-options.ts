@@ -2,7 +2,8 @@
  * The summarizer options every summarizing command shares (compact, checkout --summarize,
  * serve), and their translation into a SummarizerChoice.
  */
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
+import { positiveInteger } from "./numeric-options.js";
 import { type SummarizerChoice, selectSummarizer } from "../summarizer/select.js";
 import { type Summarizer, SummarizerConfigError } from "../summarizer/types.js";
 import { CliError, warn } from "./output.js";
@@ -16,12 +17,6 @@ export interface SummarizerOptionValues {
   remote?: string;
   /** commander sets false for --no-redact */
   redact?: boolean;
-}
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer (tokens)");
-  return n;
 }
 
 export function addSummarizerOptions(command: Command): Command {

@@ -3,7 +3,8 @@
  * pi-ai, pi-agent-core, the AgentSession) is imported inside the action, so the inspection
  * commands never load it.
  */
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
+import { positiveInteger } from "../numeric-options.js";
 import { CliError, runAction } from "../output.js";
 
 interface ChatOptions {
@@ -15,12 +16,6 @@ interface ChatOptions {
   session?: string;
   continue?: boolean;
   allowBash?: boolean;
-}
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer (tokens)");
-  return n;
 }
 
 /** The agent's instructions, in our words: where it works and what its tools may touch. */

@@ -4,7 +4,8 @@
  * verbatim. `--dry-run` shows the cut and the counts without calling a summarizer. Ctrl-C while
  * the summarizer works cancels it and leaves the file byte for byte as it was.
  */
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
+import { nonNegativeInteger } from "../numeric-options.js";
 import { type CompactionResult, compact } from "../../compaction/compact.js";
 import { computeFileLists } from "../../compaction/file-ops.js";
 import { type CompactionPreparation, planCompaction } from "../../compaction/prepare.js";
@@ -254,12 +255,6 @@ interface CommandOptions extends SummarizerOptionValues {
   shortSummary?: boolean;
   dryRun?: boolean;
   json?: boolean;
-}
-
-function nonNegativeInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number of tokens (0 or more)");
-  return n;
 }
 
 /**

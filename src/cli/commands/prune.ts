@@ -3,7 +3,8 @@
  * by a one-line notice. The originals go to `FILE.pruned.jsonl` first, and
  * `bonsai prune FILE --restore [--entry ID…]` puts them back.
  */
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
+import { nonNegativeInteger } from "../numeric-options.js";
 import {
   prunedArchivePath,
   pruneSession,
@@ -110,12 +111,6 @@ export function formatRestore(r: RestoreReport): string {
   for (const id of r.restored) lines.push(`  ${id}`);
   for (const miss of r.notRestored) lines.push(`  ${miss.entryId}: ${miss.reason}`);
   return lines.join("\n");
-}
-
-function nonNegativeInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number of tokens (0 or more)");
-  return n;
 }
 
 interface CommandOptions {
