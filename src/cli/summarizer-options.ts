@@ -8,16 +8,11 @@ import { type SummarizerChoice, selectSummarizer } from "../summarizer/select.js
 import { type Summarizer, SummarizerConfigError } from "../summarizer/types.js";
 import { CliError, warn } from "./output.js";
 
-export interface SummarizerOptionValues {
-  model?: string;
-  baseUrl?: string;
-  modelId?: string;
-  apiKey?: string;
-  contextWindow?: number;
-  remote?: string;
-  /** commander sets false for --no-redact */
-  redact?: boolean;
-}
+/** What commander parses from the options below; `redact` is false for --no-redact. */
+export type SummarizerOptionValues = Pick<
+  SummarizerChoice,
+  "model" | "baseUrl" | "modelId" | "apiKey" | "contextWindow" | "remote" | "redact"
+>;
 
 export function addSummarizerOptions(command: Command): Command {
   return command
