@@ -4,35 +4,16 @@
  * ids fail in one line, and Ctrl-C during the summary leaves the file as it was.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { BRANCH_SUMMARY_PREAMBLE } from "../src/prompts/branch.js";
 import { SessionManager } from "../src/session/manager.js";
-
-const ROOT = resolve(import.meta.dirname, "..");
-const MAIN = join(ROOT, "src/cli/main.ts");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function bonsai(args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", MAIN, ...args],
-      { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } },
-      (error, stdout, stderr) => done({ code: error ? (error.code as number) : 0, stdout, stderr }),
-    );
-  });
-}
+import { runBonsai, spawnBonsai } from "./helpers/cli.js";
 
 const T = "2026-01-01T00:00:00.000Z";
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -93,12 +74,12 @@ const reopen = (file: string) => SessionManager.open(file, { readOnly: true });
 describe("bonsai checkout", () => {
   it("moves the leaf to an entry given by a unique prefix, and the move survives a reload", async () => {
     const file = sessionFile();
-    const run = await bonsai(["checkout", file, "bbbb0002"]);
+    const run = await runBonsai(["checkout", file, "bbbb0002"]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^leaf: bbbb0002 \(was c0ffee02\)/);
     assert.equal(reopen(file).getLeafId(), "bbbb0002");
 
-    const prefix = await bonsai(["checkout", file, "c0ff", "--json"]);
+    const prefix = await runBonsai(["checkout", file, "c0ff", "--json"]);
     assert.equal(prefix.code, 0, prefix.stderr);
     const result = JSON.parse(prefix.stdout);
     assert.equal(result.targetId, "c0ffee02");
@@ -111,7 +92,7 @@ describe("bonsai checkout", () => {
 
   it("re-opens a user message: prints its text, the leaf goes to its parent", async () => {
     const file = sessionFile();
-    const run = await bonsai(["checkout", file, "bbbb0001"]);
+    const run = await runBonsai(["checkout", file, "bbbb0001"]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^leaf: aaaa0002 \(was c0ffee02\)/);
     assert.ok(run.stdout.includes("Now add the tokenizer"));
@@ -120,7 +101,7 @@ describe("bonsai checkout", () => {
 
   it("--summarize leaves a summary of the abandoned branch at the destination (extractive by default)", async () => {
     const file = sessionFile();
-    const run = await bonsai(["checkout", file, "bbbb0001", "--summarize", "--instructions", "the lexer", "--json"]);
+    const run = await runBonsai(["checkout", file, "bbbb0001", "--summarize", "--instructions", "the lexer", "--json"]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /extractive summarizer/);
     const result = JSON.parse(run.stdout);
@@ -139,14 +120,14 @@ describe("bonsai checkout", () => {
     assert.equal(stored?.type, "branch_summary");
     assert.equal(stored?.type === "branch_summary" && stored.summary, result.summary.text);
 
-    const tree = await bonsai(["tree", file]);
+    const tree = await runBonsai(["tree", file]);
     assert.match(tree.stdout, new RegExp(`${result.summary.id} BRANCH SUMMARY .*← leaf`));
   });
 
   it("--dry-run shows the common ancestor, the entries, tokens and files, and writes nothing", async () => {
     const file = sessionFile();
     const before = readFileSync(file);
-    const run = await bonsai(["checkout", file, "bbbb0001", "--dry-run", "--json"]);
+    const run = await runBonsai(["checkout", file, "bbbb0001", "--dry-run", "--json"]);
     assert.equal(run.code, 0, run.stderr);
     const preview = JSON.parse(run.stdout);
     assert.equal(preview.commonAncestorId, "aaaa0002");
@@ -164,14 +145,14 @@ describe("bonsai checkout", () => {
     assert.equal(preview.budget, 128_000 - 16_384);
     assert.deepEqual(preview.modifiedFiles, ["src/lexer.ts"]);
 
-    const human = await bonsai(["checkout", file, "bbbb0001", "--dry-run"]);
+    const human = await runBonsai(["checkout", file, "bbbb0001", "--dry-run"]);
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /common ancestor: aaaa0002/);
     assert.match(human.stdout, /2 messages, \d+ tokens would be summarized/);
     assert.match(human.stdout, /modified files: src\/lexer\.ts/);
 
     // a window smaller than the reserve: half the window, never an unlimited budget
-    const small = await bonsai(["checkout", file, "bbbb0001", "--dry-run", "--json", "--context-window", "3000"]);
+    const small = await runBonsai(["checkout", file, "bbbb0001", "--dry-run", "--json", "--context-window", "3000"]);
     assert.equal(small.code, 0, small.stderr);
     assert.equal(JSON.parse(small.stdout).budget, 1500);
     assert.deepEqual(readFileSync(file), before);
@@ -180,13 +161,13 @@ describe("bonsai checkout", () => {
   it("fails in one line on an ambiguous or unknown id, and on a missing file, writing nothing", async () => {
     const file = sessionFile();
     const before = readFileSync(file);
-    const ambiguous = await bonsai(["checkout", file, "aaaa"]);
+    const ambiguous = await runBonsai(["checkout", file, "aaaa"]);
     assert.equal(ambiguous.code, 1);
     assert.match(ambiguous.stderr, /^bonsai: entry id "aaaa" is ambiguous .*\n$/);
-    const unknown = await bonsai(["checkout", file, "ffff0000"]);
+    const unknown = await runBonsai(["checkout", file, "ffff0000"]);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^bonsai: no entry with id "ffff0000".*\n$/);
-    const missing = await bonsai(["checkout", join(file, "..", "nope.jsonl"), "aaaa0001"]);
+    const missing = await runBonsai(["checkout", join(file, "..", "nope.jsonl"), "aaaa0001"]);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr.split("\n").length, 2);
     assert.deepEqual(readFileSync(file), before);
@@ -195,7 +176,7 @@ describe("bonsai checkout", () => {
   it("says so and changes nothing when the target already is the leaf", async () => {
     const file = sessionFile();
     const before = readFileSync(file);
-    const run = await bonsai(["checkout", file, "c0ffee02", "--summarize"]);
+    const run = await runBonsai(["checkout", file, "c0ffee02", "--summarize"]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /already is the leaf; nothing changed/);
     assert.deepEqual(readFileSync(file), before);
@@ -215,21 +196,8 @@ describe("bonsai checkout", () => {
     await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/summarize`;
     try {
-      const run = await new Promise<Run>((done) => {
-        const proc = spawn(process.execPath, ["--import", "tsx", MAIN, "checkout", file, "bbbb0001", "--summarize", "--remote", url], {
-          cwd: ROOT,
-          env: { ...process.env, NO_COLOR: "1" },
-        });
+      const run = await spawnBonsai(["checkout", file, "bbbb0001", "--summarize", "--remote", url], (proc) => {
         child = proc;
-        let stdout = "";
-        let stderr = "";
-        proc.stdout.on("data", (d) => {
-          stdout += d;
-        });
-        proc.stderr.on("data", (d) => {
-          stderr += d;
-        });
-        proc.on("close", (code) => done({ code, stdout, stderr }));
       });
       assert.equal(requests, 1);
       assert.equal(run.code, 130, run.stderr);

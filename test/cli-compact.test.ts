@@ -5,7 +5,7 @@
  * as they were; pruning archives and restores.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,26 +17,10 @@ import { convertToLlm } from "../src/messages/convert.js";
 import type { AgentMessage } from "../src/messages/types.js";
 import { SessionManager } from "../src/session/manager.js";
 import type { SessionContext } from "../src/session/types.js";
+import { runBonsai, spawnBonsai } from "./helpers/cli.js";
 import { REAL_SESSION } from "./helpers/fixtures.js";
 import { a, messageOf, text, tr, u } from "./helpers/paths.js";
 import { tempDir } from "./helpers/session-builders.js";
-
-const ROOT = resolve(import.meta.dirname, "..");
-const MAIN = join(ROOT, "src/cli/main.ts");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function bonsai(args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) =>
-      done({ code: error ? (error.code as number) : 0, stdout, stderr }),
-    );
-  });
-}
 
 interface ReferenceManager {
   buildSessionContext(): SessionContext;
@@ -61,7 +45,7 @@ const filesIn = (file: string) => readdirSync(resolve(file, "..")).sort();
 describe("bonsai compact", () => {
   it("--dry-run --json shows the preparation and writes nothing, not even the v1 to v3 upgrade", async () => {
     const file = realCopy();
-    const run = await bonsai(["compact", file, "--dry-run", "--json"]);
+    const run = await runBonsai(["compact", file, "--dry-run", "--json"]);
     assert.equal(run.code, 0, run.stderr);
     const plan = JSON.parse(run.stdout);
     const expected = planCompaction(SessionManager.open(REAL_SESSION, { readOnly: true }).getBranch(), DEFAULT_COMPACTION_SETTINGS);
@@ -84,7 +68,7 @@ describe("bonsai compact", () => {
   it("compacts the real fixture with the extractive summarizer; the reference opens it with the same, shorter context", async () => {
     const file = realCopy();
     const before = SessionManager.open(REAL_SESSION, { readOnly: true }).buildSessionContext().messages;
-    const run = await bonsai(["compact", file, "--json"]);
+    const run = await runBonsai(["compact", file, "--json"]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /extractive summarizer/);
     assert.match(run.stderr, /upgraded from format v1 to v3/);
@@ -117,7 +101,7 @@ describe("bonsai compact", () => {
     assert.equal(backups.length, 1);
     assert.deepEqual(readFileSync(join(resolve(file, ".."), backups[0])), readFileSync(REAL_SESSION));
 
-    const again = await bonsai(["compact", file]);
+    const again = await runBonsai(["compact", file]);
     assert.equal(again.code, 0);
     assert.match(again.stdout, /Already compacted/);
   });
@@ -134,21 +118,8 @@ describe("bonsai compact", () => {
     await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/summarize`;
     try {
-      const run = await new Promise<Run>((done) => {
-        const proc = spawn(process.execPath, ["--import", "tsx", MAIN, "compact", file, "--remote", url], {
-          cwd: ROOT,
-          env: { ...process.env, NO_COLOR: "1" },
-        });
+      const run = await spawnBonsai(["compact", file, "--remote", url], (proc) => {
         child = proc;
-        let stdout = "";
-        let stderr = "";
-        proc.stdout.on("data", (d) => {
-          stdout += d;
-        });
-        proc.stderr.on("data", (d) => {
-          stderr += d;
-        });
-        proc.on("close", (code) => done({ code, stdout, stderr }));
       });
       assert.ok(requests >= 1);
       assert.equal(run.code, 130, run.stderr);
@@ -169,7 +140,7 @@ describe("bonsai compact", () => {
     session.appendMessage(messageOf(a("hi")));
     session.close();
     const bytes = readFileSync(file);
-    const run = await bonsai(["compact", file, "--json"]);
+    const run = await runBonsai(["compact", file, "--json"]);
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout);
     assert.equal(report.compacted, false);
@@ -178,10 +149,10 @@ describe("bonsai compact", () => {
   });
 
   it("bad input fails in one line", async () => {
-    const missing = await bonsai(["compact", join(dir, "nope.jsonl")]);
+    const missing = await runBonsai(["compact", join(dir, "nope.jsonl")]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /^bonsai: .*nope\.jsonl.*no such file\n$/);
-    const badKeep = await bonsai(["compact", REAL_SESSION, "--keep-recent", "lots"]);
+    const badKeep = await runBonsai(["compact", REAL_SESSION, "--keep-recent", "lots"]);
     assert.equal(badKeep.code, 2);
     assert.equal(badKeep.stderr.trim().split("\n").length, 1);
   });
@@ -204,7 +175,7 @@ describe("bonsai prune", () => {
     const file = toolHeavySession();
     const original = readFileSync(file);
 
-    const dry = await bonsai(["prune", file, "--dry-run", "--json"]);
+    const dry = await runBonsai(["prune", file, "--dry-run", "--json"]);
     assert.equal(dry.code, 0, dry.stderr);
     const plan = JSON.parse(dry.stdout);
     assert.equal(plan.dryRun, true);
@@ -213,7 +184,7 @@ describe("bonsai prune", () => {
     assert.deepEqual(readFileSync(file), original);
     assert.ok(!existsSync(`${file}.pruned.jsonl`));
 
-    const run = await bonsai(["prune", file, "--json"]);
+    const run = await runBonsai(["prune", file, "--json"]);
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout);
     assert.equal(report.prunedCount, 3);
@@ -222,12 +193,12 @@ describe("bonsai prune", () => {
     const pruned = SessionManager.open(file, { readOnly: true }).buildSessionContext().messages as AgentMessage[];
     assert.equal(pruned.filter((m) => m.role === "toolResult" && m.prunedAt !== undefined).length, 3);
 
-    const human = await bonsai(["prune", file]);
+    const human = await runBonsai(["prune", file]);
     assert.match(human.stdout, /nothing to prune/);
 
-    const one = await bonsai(["prune", file, "--restore", "--entry", report.entries[0].id, "--json"]);
+    const one = await runBonsai(["prune", file, "--restore", "--entry", report.entries[0].id, "--json"]);
     assert.deepEqual(JSON.parse(one.stdout).restored, [report.entries[0].id]);
-    const rest = await bonsai(["prune", file, "--restore"]);
+    const rest = await runBonsai(["prune", file, "--restore"]);
     assert.equal(rest.code, 0, rest.stderr);
     assert.match(rest.stdout, /restored 2 tool results/);
     assert.deepEqual(readFileSync(file), original);

@@ -5,33 +5,15 @@
  * what they give on the file; bad locations fail in one line.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { type CliRun as Run, runBonsai } from "./helpers/cli.js";
 import { conformanceCases, REAL_SESSION } from "./helpers/fixtures.js";
 import { testDatabase } from "./helpers/postgres.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const MAIN = join(ROOT, "src/cli/main.ts");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function bonsai(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", MAIN, ...args],
-      { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "" }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const bonsai = (...args: string[]) => runBonsai(args);
 
 async function json(...args: string[]): Promise<Record<string, unknown>> {
   const run = await bonsai(...args, "--json");

@@ -4,7 +4,6 @@
  * answers; and bad input, which must fail in one line, exit 1, and leave the file as it was.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,28 +14,12 @@ import type { AgentMessage } from "../src/messages/types.js";
 import { loadSessionFile } from "../src/session/load.js";
 import { SessionManager } from "../src/session/manager.js";
 import { sessionVersion } from "../src/session/migrate.js";
+import { type CliRun as Run, ROOT, runBonsai } from "./helpers/cli.js";
 import { conformanceCases, REAL_SESSION } from "./helpers/fixtures.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const MAIN = join(ROOT, "src/cli/main.ts");
 const EXAMPLE = join(ROOT, "examples/coding-session.jsonl");
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function bonsai(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", MAIN, ...args],
-      { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "" }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const bonsai = (...args: string[]) => runBonsai(args);
 
 const tmp = mkdtempSync(join(tmpdir(), "bonsai-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
