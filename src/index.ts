@@ -40,6 +40,7 @@ export { writeFileAtomic } from "./session/storage.js";
 // Token accounting
 export {
   estimateTokens,
+  forgetTokenEstimate,
   estimateContextTokens,
   calculateContextTokens,
   calculatePromptTokens,

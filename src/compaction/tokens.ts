@@ -22,6 +22,35 @@ function contentChars(
 }
 
 /**
+ * Serialized lengths of tool-call arguments, remembered per arguments object. An agent plans a
+ * compaction every turn and each plan estimates the same kept messages again; the JSON.stringify
+ * of every tool call's arguments is most of that cost, the rest is a few length reads. Keyed by
+ * the arguments object rather than the message, so pruning (which replaces a tool result's
+ * content) and streaming (which grows text in place and parses arguments into a new object per
+ * delta) never see a stale number. Code that edits an arguments object in place must call
+ * forgetTokenEstimate.
+ */
+const argumentChars = new WeakMap<object, number>();
+
+function toolArgumentChars(args: unknown): number {
+  if (typeof args !== "object" || args === null) return JSON.stringify(args ?? {}).length;
+  let chars = argumentChars.get(args);
+  if (chars === undefined) {
+    chars = JSON.stringify(args).length;
+    argumentChars.set(args, chars);
+  }
+  return chars;
+}
+
+/** Drops what was remembered about a message's tool-call arguments after they were edited in place. */
+export function forgetTokenEstimate(message: AgentMessage): void {
+  if (message.role !== "assistant") return;
+  for (const block of message.content) {
+    if (block.type === "toolCall" && typeof block.arguments === "object" && block.arguments !== null) argumentChars.delete(block.arguments);
+  }
+}
+
+/**
  * Estimated tokens of one message: ceil(chars / 4). Every role counts (the reference counts 0 for
  * python runs and file mentions). User-message images count 0, as in the reference: the estimate
  * must equal the reference's on existing sessions, because cut points are chosen with it and a
@@ -44,7 +73,7 @@ export function estimateTokens(message: AgentMessage): number {
         if (block.type === "text") chars += block.text?.length ?? 0;
         else if (block.type === "thinking") chars += block.thinking?.length ?? 0;
         else if (block.type === "toolCall") {
-          chars += (block.name?.length ?? 0) + JSON.stringify(block.arguments ?? {}).length;
+          chars += (block.name?.length ?? 0) + toolArgumentChars(block.arguments);
         }
       }
       break;
