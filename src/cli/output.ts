@@ -50,6 +50,14 @@ export function oneLine(text: string): string {
     .trim();
 }
 
+/** Indents every line of a block of text (a summary, a message) by two spaces, under its heading. */
+export function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+}
+
 export function warn(message: string): void {
   process.stderr.write(`warning: ${oneLine(message)}\n`);
 }

@@ -22,6 +22,7 @@ import {
   type Colors,
   colors,
   formatCount,
+  indent,
   print,
   printJson,
   progress,
@@ -199,13 +200,6 @@ export async function previewCheckout(
 // ---------------------------------------------------------------- human output
 
 const leafName = (id: string | null) => id ?? "(before the first entry)";
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => `  ${line}`)
-    .join("\n");
-}
 
 export function formatCheckout(result: CheckoutResult, c: Colors): string {
   if (!result.changed) return `${result.targetId} already is the leaf; nothing changed`;

@@ -20,6 +20,7 @@ import {
   type Colors,
   colors,
   formatCount,
+  indent,
   print,
   printJson,
   INTERRUPTED,
@@ -203,13 +204,6 @@ export async function compactSession(
 }
 
 // ---------------------------------------------------------------- human output
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => `  ${line}`)
-    .join("\n");
-}
 
 function cutLine(report: CompactPlanReport): string {
   const split = report.isSplitTurn ? `splits a turn (its first ${report.turnPrefixMessages} messages summarized separately)` : "at a turn boundary";
