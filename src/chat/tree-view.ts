@@ -6,7 +6,7 @@
  */
 import { clip, entryPreview } from "../cli/preview.js";
 import { assistantText, toolCallLine, withoutBranchPreamble } from "./transcript.js";
-import { CHECKOUT_CUSTOM_TYPE, type SessionEntry, type SessionTreeNode } from "../session/types.js";
+import { isCheckoutMarker, type SessionEntry, type SessionTreeNode } from "../session/types.js";
 
 export interface TreeRow {
   id: string;
@@ -34,7 +34,7 @@ export interface TreeView {
 
 /** Entries that only record something about other entries: not places to move to. */
 export function isBookkeeping(entry: SessionEntry): boolean {
-  return entry.type === "label" || (entry.type === "custom" && entry.customType === CHECKOUT_CUSTOM_TYPE);
+  return entry.type === "label" || isCheckoutMarker(entry);
 }
 
 function shownChildren(nodes: readonly SessionTreeNode[]): SessionTreeNode[] {

@@ -25,6 +25,7 @@ import type { AppendOptions } from "./storage.js";
 import { TreeIndex } from "./tree.js";
 import {
   CHECKOUT_CUSTOM_TYPE,
+  isCheckoutMarker,
   type BranchSummaryEntry,
   type CompactionEntry,
   type CustomEntry,
@@ -516,7 +517,7 @@ export class SessionManager {
 export function leafFromFile(index: TreeIndex): string | null {
   const last = index.last();
   if (!last) return null;
-  if (last.type === "custom" && last.customType === CHECKOUT_CUSTOM_TYPE) {
+  if (isCheckoutMarker(last)) {
     return last.parentId !== null && index.has(last.parentId) ? last.parentId : null;
   }
   return last.id;

@@ -143,6 +143,11 @@ export type FileEntry = SessionHeader | SessionEntry;
 /** Entries bonsai writes to persist the leaf; every reader treats them as extension state. */
 export const CHECKOUT_CUSTOM_TYPE = "bonsai.checkout";
 
+/** Whether an entry is a bonsai.checkout marker: it only records where the leaf was moved. */
+export function isCheckoutMarker(entry: { type: string; customType?: string }): boolean {
+  return entry.type === "custom" && entry.customType === CHECKOUT_CUSTOM_TYPE;
+}
+
 export interface ModelRef {
   provider: string;
   modelId: string;

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { estimateTokens } from "../../compaction/tokens.js";
 import type { SessionManager } from "../../session/manager.js";
-import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "../../session/types.js";
+import { isCheckoutMarker } from "../../session/types.js";
 import {
   type Colors,
   colors,
@@ -47,8 +47,6 @@ export interface SessionInfo {
   loadIssues: number;
 }
 
-const isCheckout = (e: SessionEntry) => e.type === "custom" && e.customType === CHECKOUT_CUSTOM_TYPE;
-
 function countInto(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
@@ -78,8 +76,8 @@ export function collectInfo(session: SessionManager, file: { path: string; sizeB
     else if (entry.type === "branch_summary") branchSummaries++;
     const label = session.getLabel(entry.id);
     if (label !== undefined) labels.push({ id: entry.id, label });
-    if (isCheckout(entry)) continue;
-    const children = session.getChildren(entry.id).filter((c) => !isCheckout(c) && c.id !== entry.id).length;
+    if (isCheckoutMarker(entry)) continue;
+    const children = session.getChildren(entry.id).filter((c) => !isCheckoutMarker(c) && c.id !== entry.id).length;
     if (children === 0) leafIds.push(entry.id);
     else if (children > 1) forkPoints++;
   }

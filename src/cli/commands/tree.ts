@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import type { SessionManager } from "../../session/manager.js";
 import { flattenTree } from "../../session/tree.js";
-import { CHECKOUT_CUSTOM_TYPE, type SessionTreeNode } from "../../session/types.js";
+import { isCheckoutMarker, type SessionTreeNode } from "../../session/types.js";
 import { openForReading } from "../open-session.js";
 import { type Colors, colors, print, printJson, runAction } from "../output.js";
 import { clip, entryPreview } from "../preview.js";
@@ -24,9 +24,6 @@ export function treeJson(session: SessionManager): TreeJson {
   return { leafId: session.getLeafId(), nodes };
 }
 
-const isCheckout = (node: SessionTreeNode) =>
-  node.entry.type === "custom" && node.entry.customType === CHECKOUT_CUSTOM_TYPE;
-
 /** Children with checkout markers replaced by their own (visible) children. */
 function visibleChildren(nodes: readonly SessionTreeNode[], showAll: boolean): SessionTreeNode[] {
   if (showAll) return [...nodes];
@@ -34,7 +31,7 @@ function visibleChildren(nodes: readonly SessionTreeNode[], showAll: boolean): S
   const pending = [...nodes].reverse();
   while (pending.length > 0) {
     const node = pending.pop()!;
-    if (isCheckout(node)) for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]);
+    if (isCheckoutMarker(node.entry)) for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]);
     else out.push(node);
   }
   return out;
