@@ -6,6 +6,7 @@
  */
 import { clip, entryPreview } from "../cli/preview.js";
 import { assistantText, toolCallLine, withoutBranchPreamble } from "./transcript.js";
+import { withoutHidden } from "../session/tree-nodes.js";
 import { isCheckoutMarker, type SessionEntry, type SessionTreeNode } from "../session/types.js";
 
 export interface TreeRow {
@@ -37,16 +38,7 @@ export function isBookkeeping(entry: SessionEntry): boolean {
   return entry.type === "label" || isCheckoutMarker(entry);
 }
 
-function shownChildren(nodes: readonly SessionTreeNode[]): SessionTreeNode[] {
-  const out: SessionTreeNode[] = [];
-  const pending = [...nodes].reverse();
-  while (pending.length > 0) {
-    const node = pending.pop()!;
-    if (isBookkeeping(node.entry)) for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]);
-    else out.push(node);
-  }
-  return out;
-}
+const shownChildren = (nodes: readonly SessionTreeNode[]) => withoutHidden(nodes, isBookkeeping);
 
 /** The leaf itself, or its closest ancestor that is shown (a label change can be the leaf). */
 function shownLeaf(roots: readonly SessionTreeNode[], leafId: string | null): string | null {

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { SessionManager } from "../../session/manager.js";
 import { flattenTree } from "../../session/tree.js";
+import { withoutHidden } from "../../session/tree-nodes.js";
 import { isCheckoutMarker, type SessionTreeNode } from "../../session/types.js";
 import { openForReading } from "../open-session.js";
 import { type Colors, colors, print, printJson, runAction } from "../output.js";
@@ -26,15 +27,7 @@ export function treeJson(session: SessionManager): TreeJson {
 
 /** Children with checkout markers replaced by their own (visible) children. */
 function visibleChildren(nodes: readonly SessionTreeNode[], showAll: boolean): SessionTreeNode[] {
-  if (showAll) return [...nodes];
-  const out: SessionTreeNode[] = [];
-  const pending = [...nodes].reverse();
-  while (pending.length > 0) {
-    const node = pending.pop()!;
-    if (isCheckoutMarker(node.entry)) for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]);
-    else out.push(node);
-  }
-  return out;
+  return showAll ? [...nodes] : withoutHidden(nodes, isCheckoutMarker);
 }
 
 export interface RenderOptions {
