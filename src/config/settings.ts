@@ -7,14 +7,15 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { z } from "zod";
+import { DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS } from "../compaction/branch-summary.js";
+import { type CompactionSettings as CoreCompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
 
-export interface CompactionSettings {
-  /** gates automatic compaction and tool-output pruning */
-  enabled: boolean;
-  /** threshold margin: compact when context > window - reserveTokens */
-  reserveTokens: number;
-  /** estimated tokens of recent conversation kept verbatim */
-  keepRecentTokens: number;
+/**
+ * The compaction core's settings plus what an agent session needs. Here `enabled` gates automatic
+ * compaction and tool-output pruning, and `reserveTokens` is also the threshold margin: compact
+ * when the context passes window - reserveTokens.
+ */
+export interface CompactionSettings extends CoreCompactionSettings {
   /** after a threshold compaction, nudge the agent to continue pending work */
   autoContinue: boolean;
   /** a summarization endpoint (POST {systemPrompt, prompt} -> {summary}) used instead of the model */
@@ -47,13 +48,11 @@ export type SettingsInput = { [S in keyof Settings]?: Partial<Settings[S]> };
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   compaction: Object.freeze({
-    enabled: true,
-    reserveTokens: 16384,
-    keepRecentTokens: 20000,
+    ...DEFAULT_COMPACTION_SETTINGS,
     autoContinue: true,
     models: [] as string[],
   }),
-  branchSummary: Object.freeze({ enabled: false, reserveTokens: 16384 }),
+  branchSummary: Object.freeze({ enabled: false, reserveTokens: DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS }),
   retry: Object.freeze({ enabled: true, maxRetries: 3, baseDelayMs: 2000 }),
 }) as Readonly<Settings>;
 
