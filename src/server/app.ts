@@ -10,6 +10,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { assertSafeBinding, bearerMatches } from "./auth.js";
 import { createConcurrencyGate, DEFAULT_LIMITS } from "./limits.js";
 import { levelFor, type LogSink, logLine, oneLineReason, type RequestLog, stdoutSink } from "./logging.js";
+import type { RemoteRequestBody } from "../summarizer/remote.js";
 import { SummarizationAbortedError, type SummarizeRequest, type Summarizer } from "../summarizer/types.js";
 
 export interface ServerOptions {
@@ -27,12 +28,8 @@ export interface ServerOptions {
 const PURPOSES: ReadonlySet<string> = new Set(["history", "turn-prefix", "short", "branch", "merge"]);
 const DEFAULT_MAX_TOKENS = 8192;
 
-interface ValidBody {
-  systemPrompt: string;
-  prompt: string;
-  maxTokens?: number;
-  purpose?: SummarizeRequest["purpose"];
-}
+/** An accepted body is exactly what the remote summarizer client sends. */
+type ValidBody = RemoteRequestBody;
 
 /** The request body, or the one-line reason it is not acceptable. */
 export function validateBody(body: unknown): ValidBody | string {
