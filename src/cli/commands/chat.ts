@@ -5,14 +5,10 @@
  */
 import type { Command } from "commander";
 import { positiveInteger } from "../numeric-options.js";
+import type { ChatModelOptions } from "../../chat/model.js";
 import { CliError, runAction } from "../output.js";
 
-interface ChatOptions {
-  model?: string;
-  baseUrl?: string;
-  modelId?: string;
-  apiKey?: string;
-  contextWindow?: number;
+interface ChatOptions extends ChatModelOptions {
   session?: string;
   continue?: boolean;
   allowBash?: boolean;
