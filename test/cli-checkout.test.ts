@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { after, describe, it } from "node:test";
 import { BRANCH_SUMMARY_PREAMBLE } from "../src/prompts/branch.js";
 import { SessionManager } from "../src/session/manager.js";
 import { runBonsai, spawnBonsai } from "./helpers/cli.js";
+import { REAL_SESSION } from "./helpers/fixtures.js";
 
 const T = "2026-01-01T00:00:00.000Z";
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -171,6 +172,18 @@ describe("bonsai checkout", () => {
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr.split("\n").length, 2);
     assert.deepEqual(readFileSync(file), before);
+  });
+
+  it("refuses a v1 file (its ids are made up on each read) without touching it or leaving a lock", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bonsai-"));
+    dirs.push(dir);
+    const file = join(dir, "session.jsonl");
+    copyFileSync(REAL_SESSION, file);
+    const run = await runBonsai(["checkout", file, "abcd1234"]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^bonsai: .*format v1 has no stable entry ids; run `bonsai migrate .*session\.jsonl` first\n$/);
+    assert.deepEqual(readFileSync(file), readFileSync(REAL_SESSION));
+    assert.deepEqual(readdirSync(dir), ["session.jsonl"]);
   });
 
   it("says so and changes nothing when the target already is the leaf", async () => {
