@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
-  findBudgetCutIndex,
   findCutPoint,
   findTurnStartIndex,
   findValidCutPoints,
@@ -97,7 +96,6 @@ describe("findCutPoint: rules", () => {
     assert.equal(cut.firstKeptEntryIndex, 3);
     assert.equal(cut.isSplitTurn, true);
     assert.equal(cut.turnStartIndex, 2);
-    assert.equal(findBudgetCutIndex(entries, findValidCutPoints(entries, 0, 6), 0, 6, 100), 3);
   });
 
   it("metadata entries right before the cut move to the kept side", () => {

@@ -48,39 +48,9 @@ export function findTurnStartIndex(entries: readonly SessionEntry[], index: numb
  * after the entry where the budget was reached. When the budget is reached inside tool results
  * that follow the last cut point, that last cut point (DESIGN decision 1; the reference keeps
  * everything there and never compacts). When the budget is never reached: the first cut point.
- * Only `message` entries are counted, as the reference does, so cuts match its own.
- */
-export function findBudgetCutIndex(
-  entries: readonly SessionEntry[],
-  cutPoints: readonly number[],
-  start: number,
-  end: number,
-  keepRecentTokens: number,
-): number {
-  let kept = 0;
-  for (let i = end - 1; i >= start; i--) {
-    const entry = entries[i];
-    if (entry.type !== "message") continue;
-    kept += estimateTokens(entry.message);
-    if (kept < keepRecentTokens) continue;
-    // cutPoints is ascending: binary search for the first one at or after i
-    let lo = 0;
-    let hi = cutPoints.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cutPoints[mid] < i) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < cutPoints.length ? cutPoints[lo] : cutPoints[cutPoints.length - 1];
-  }
-  return cutPoints[0];
-}
-
-/**
- * findBudgetCutIndex without listing every cut point of [start, end) first: only the entries the
- * budget walk passes and the few next to where it stops are looked at, so the cost follows the
- * kept region rather than everything since the last compaction. -1 when [start, end) has no
- * valid cut point at all.
+ * Only `message` entries are counted, as the reference does, so cuts match its own. Only the
+ * entries the walk passes and the few next to where it stops are looked at, so the cost follows
+ * the kept region. -1 when [start, end) has no valid cut point at all.
  */
 function landingIndex(entries: readonly SessionEntry[], start: number, end: number, keepRecentTokens: number): number {
   let kept = 0;
