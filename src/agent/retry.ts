@@ -1,10 +1,12 @@
 /**
  * Retry rules shared by the agent's turn retry and compaction's summarizer retry: which errors
- * are transient, how long the provider asked us to wait, exponential backoff, and an abortable
- * sleep. Pure except `sleep`, whose clock is the event loop.
+ * are transient, how long the provider asked us to wait, exponential backoff. Pure.
  */
 import type { AssistantMessage } from "../messages/types.js";
 import type { RetrySettings } from "../config/settings.js";
+
+// The abortable sleep lives in util (the remote summarizer needs it too); re-exported for the agent.
+export { SleepAbortedError, sleep } from "../util/sleep.js";
 
 /**
  * Transient failures worth retrying. Status codes need word boundaries: an overflow message
@@ -101,28 +103,3 @@ export function planSummarizerRetry(input: {
   return { action: "retry", delayMs };
 }
 
-export class SleepAbortedError extends Error {
-  constructor() {
-    super("Sleep aborted");
-    this.name = "SleepAbortedError";
-  }
-}
-
-/** Resolves after `ms`, or rejects with SleepAbortedError as soon as `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new SleepAbortedError());
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new SleepAbortedError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}

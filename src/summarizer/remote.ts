@@ -5,6 +5,7 @@
  * of times; every attempt has its own timeout; the caller's signal cancels everything.
  */
 import type { Usage } from "../messages/types.js";
+import { sleep } from "../util/sleep.js";
 import {
   SummarizationAbortedError,
   SummarizerConfigError,
@@ -61,21 +62,6 @@ export function displayUrl(raw: string): string {
   } catch {
     return raw;
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new SummarizationAbortedError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new SummarizationAbortedError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function readUsage(value: unknown): Usage | undefined {
@@ -173,7 +159,7 @@ export function remoteSummarizer(options: RemoteSummarizerOptions): Summarizer {
           const wait = parseRetryAfter(response.headers.get("retry-after")) ?? FALLBACK_RETRY_MS;
           if (wait <= maxRetryWaitMs) {
             await response.body?.cancel().catch(() => {});
-            await abortableSleep(wait, signal);
+            await sleep(wait, signal, () => new SummarizationAbortedError());
             continue;
           }
         }
