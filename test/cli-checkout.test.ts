@@ -4,16 +4,13 @@
  * ids fail in one line, and Ctrl-C during the summary leaves the file as it was.
  */
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { BRANCH_SUMMARY_PREAMBLE } from "../src/prompts/branch.js";
 import { SessionManager } from "../src/session/manager.js";
-import { runBonsai, spawnBonsai } from "./helpers/cli.js";
+import { interruptDuringSummary, runBonsai } from "./helpers/cli.js";
 import { REAL_SESSION } from "./helpers/fixtures.js";
 
 const T = "2026-01-01T00:00:00.000Z";
@@ -198,29 +195,12 @@ describe("bonsai checkout", () => {
   it("Ctrl-C during the summary cancels it: exit 130, the file byte for byte unchanged", async () => {
     const file = sessionFile();
     const before = readFileSync(file);
-    let child: ChildProcess | undefined;
-    let requests = 0;
-    // A summarization endpoint that never answers: the summary is in flight until interrupted.
-    const server = createServer((request) => {
-      requests++;
-      request.resume();
-      child?.kill("SIGINT");
-    });
-    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/summarize`;
-    try {
-      const run = await spawnBonsai(["checkout", file, "bbbb0001", "--summarize", "--remote", url], (proc) => {
-        child = proc;
-      });
-      assert.equal(requests, 1);
-      assert.equal(run.code, 130, run.stderr);
-      assert.match(run.stderr, /checkout cancelled: no summary written/);
-      assert.equal(run.stdout, "");
-      assert.deepEqual(readFileSync(file), before);
-      assert.equal(reopen(file).getLeafId(), "c0ffee02");
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    const { run, requests } = await interruptDuringSummary((url) => ["checkout", file, "bbbb0001", "--summarize", "--remote", url]);
+    assert.equal(requests, 1);
+    assert.equal(run.code, 130, run.stderr);
+    assert.match(run.stderr, /checkout cancelled: no summary written/);
+    assert.equal(run.stdout, "");
+    assert.deepEqual(readFileSync(file), before);
+    assert.equal(reopen(file).getLeafId(), "c0ffee02");
   });
 });

@@ -5,10 +5,7 @@
  * as they were; pruning archives and restores.
  */
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { planCompaction } from "../src/compaction/prepare.js";
@@ -17,7 +14,7 @@ import { convertToLlm } from "../src/messages/convert.js";
 import type { AgentMessage } from "../src/messages/types.js";
 import { SessionManager } from "../src/session/manager.js";
 import type { SessionContext } from "../src/session/types.js";
-import { runBonsai, spawnBonsai } from "./helpers/cli.js";
+import { interruptDuringSummary, runBonsai } from "./helpers/cli.js";
 import { REAL_SESSION } from "./helpers/fixtures.js";
 import { a, messageOf, text, tr, u } from "./helpers/paths.js";
 import { tempDir } from "./helpers/session-builders.js";
@@ -108,29 +105,13 @@ describe("bonsai compact", () => {
 
   it("Ctrl-C while the summarizer works: cancelled, exit 130, the file byte for byte unchanged", async () => {
     const file = realCopy();
-    let child: ChildProcess | undefined;
-    let requests = 0;
-    const server = createServer((request) => {
-      requests++;
-      request.resume();
-      child?.kill("SIGINT");
-    });
-    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/summarize`;
-    try {
-      const run = await spawnBonsai(["compact", file, "--remote", url], (proc) => {
-        child = proc;
-      });
-      assert.ok(requests >= 1);
-      assert.equal(run.code, 130, run.stderr);
-      assert.match(run.stderr, /compaction cancelled: .* is unchanged/);
-      assert.equal(run.stdout, "");
-      assert.deepEqual(readFileSync(file), readFileSync(REAL_SESSION));
-      assert.deepEqual(filesIn(file), ["session.jsonl"], "no backup, no lock left behind");
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    const { run, requests } = await interruptDuringSummary((url) => ["compact", file, "--remote", url]);
+    assert.ok(requests >= 1);
+    assert.equal(run.code, 130, run.stderr);
+    assert.match(run.stderr, /compaction cancelled: .* is unchanged/);
+    assert.equal(run.stdout, "");
+    assert.deepEqual(readFileSync(file), readFileSync(REAL_SESSION));
+    assert.deepEqual(filesIn(file), ["session.jsonl"], "no backup, no lock left behind");
   });
 
   it("a session too small to compact says so and exits 0", async () => {

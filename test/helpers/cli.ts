@@ -3,6 +3,8 @@
  * end-to-end tests: colors off and no debug stack traces, so output compares as plain text.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -45,4 +47,30 @@ export function spawnBonsai(args: readonly string[], started: (child: ChildProce
     });
     child.on("close", (code) => done({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Runs `bonsai` against a summarization endpoint on 127.0.0.1 that never answers, and presses
+ * Ctrl-C as soon as a request arrives: the summary is in flight when the interrupt lands.
+ * `args` receives the endpoint's URL.
+ */
+export async function interruptDuringSummary(args: (url: string) => readonly string[]): Promise<{ run: CliRun; requests: number }> {
+  let child: ChildProcess | undefined;
+  let requests = 0;
+  const server = createServer((request) => {
+    requests++;
+    request.resume();
+    child?.kill("SIGINT");
+  });
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/summarize`;
+  try {
+    const run = await spawnBonsai(args(url), (proc) => {
+      child = proc;
+    });
+    return { run, requests };
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 }
