@@ -29,7 +29,7 @@ import {
   renderText,
   summaryMarkdown,
 } from "./report.js";
-import { OPS, type OpName, type WorkerEvent, type WorkerTask } from "./protocol.js";
+import { OPS, type OpName, WARM_BELOW_MS, type WorkerEvent, type WorkerTask } from "./protocol.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const REAL_DIR = resolve(ROOT, "../shared/fixtures/real");
@@ -80,6 +80,9 @@ const OP_CAP_MS = 15_000;
 /** A single run longer than this is stopped (the worker is killed and restarted for the rest). */
 const OP_TIMEOUT_MS = 60_000;
 const OPEN_TIMEOUT_MS = 180_000;
+/** Turns per (file, library), and the time after which no further turn starts (the reference rebuilds whole paths at 100k and 1M). */
+const TURN_COUNT = 200;
+const TURN_CAP_MS = 8_000;
 
 interface PreparedFile {
   file: BenchFile;
@@ -159,6 +162,11 @@ function spawnWorker(task: WorkerTask, run: LibraryRun): Promise<{ timedOut?: Op
           case "result":
             run.ops[event.op] = { status: "ok", ms: event.ms, median: median(event.ms), extra: event.extra };
             break;
+          case "warm": {
+            const result = run.ops[event.op];
+            if (result?.status === "ok") result.warm = event.warm;
+            break;
+          }
           case "skip":
             run.ops[event.op] = { status: "skipped", note: event.reason };
             break;
@@ -222,6 +230,16 @@ function gitCommit(): string | undefined {
   }
 }
 
+/** Files under src/ that differ from the commit: the workers import the working tree, so the commit alone would not say what was measured. */
+function uncommittedSource(): string[] {
+  try {
+    const out = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: ROOT, encoding: "utf8" });
+    return out.split("\n").filter((l) => l.trim() !== "").map((l) => l.slice(3));
+  } catch {
+    return [];
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const tmp = mkdtempSync(join(tmpdir(), "bonsai-bench-"));
@@ -232,6 +250,8 @@ async function main(): Promise<void> {
   });
   const runs: FileRun[] = [];
   const began = performance.now();
+  const dirtyAtStart = uncommittedSource();
+  if (dirtyAtStart.length > 0) console.log(`note: the workers import the working tree, which has uncommitted changes to ${dirtyAtStart.join(", ")}`);
   const loadBefore = loadavg()[0];
   if (loadBefore > cpus().length * 0.5) {
     console.log(`note: load average ${loadBefore.toFixed(1)} on ${cpus().length} cores; other work will add noise to these timings`);
@@ -263,13 +283,15 @@ async function main(): Promise<void> {
         capMs: OP_CAP_MS,
         appendCount: 10_000,
         fsyncAppendCount: 200,
+        turnCount: TURN_COUNT,
+        turnCapMs: TURN_CAP_MS,
         collectTarget: prepared.collectTarget,
       };
       const ops = [...OPS];
       process.stdout.write(`measuring ${file.name} ... `);
-      const bonsai = await runLibrary({ ...base, lib: "bonsai" }, ops, predictedSkips(earlier, file, "bonsai"));
-      const trusted = await runLibrary({ ...base, lib: "bonsai-trusted" }, ["open", "context"], new Map());
-      const reference = await runLibrary({ ...base, lib: "reference" }, ops, predictedSkips(earlier, file, "reference"));
+      const bonsai = await runLibrary({ ...base, lib: "bonsai", warm: true }, ops, predictedSkips(earlier, file, "bonsai"));
+      const trusted = await runLibrary({ ...base, lib: "bonsai-trusted", warm: false }, ["open", "context"], new Map());
+      const reference = await runLibrary({ ...base, lib: "reference", warm: true }, ops, predictedSkips(earlier, file, "reference"));
       console.log(`bonsai ${formatMs(bonsai.wallMs + trusted.wallMs)}, reference ${formatMs(reference.wallMs)}`);
       const run: FileRun = { file, bonsai, reference, trusted };
       runs.push(run);
@@ -284,7 +306,7 @@ async function main(): Promise<void> {
   console.log("Targets (DESIGN.md section 8)");
   for (const t of targets) console.log(`  ${t.met ? "met   " : "MISSED"} ${t.target.padEnd(32)} ${t.file.padEnd(40)} ${t.value}`);
   const steep = growths.filter((g) => g.exponent > 1.15);
-  console.log(`\nGrowth of bonsai's times with session size (exponent 1 = linear; appends: per entry, 0 = constant)`);
+  console.log(`\nGrowth of bonsai's times with session size (exponent 1 = linear; appends and turns: per entry and per turn, 0 = constant)`);
   for (const g of growths) {
     const flag = g.exponent > 1.15 ? "  <-- grows faster than the session" : "";
     console.log(`  ${g.shape.padEnd(9)} ${OP_LABELS[g.op].padEnd(36)} ${label(g.from)}->${label(g.to)}  ${g.exponent.toFixed(2)}  (${formatMs(g.fromMs)} -> ${formatMs(g.toMs)})${flag}`);
@@ -295,6 +317,8 @@ async function main(): Promise<void> {
   const result = {
     date: new Date().toISOString(),
     commit: gitCommit(),
+    /** src/ files that differed from the commit, at the start or the end of the run */
+    uncommittedSrc: [...new Set([...dirtyAtStart, ...uncommittedSource()])],
     node: process.version,
     cpu: `${cpus()[0]?.model ?? "unknown"} x${cpus().length}`,
     memoryGb: Math.round(totalmem() / 1024 ** 3),
@@ -310,7 +334,9 @@ async function main(): Promise<void> {
   const summary = summaryMarkdown(runs);
   console.log(`\nSummary\n${summary}\n`);
   const markdown = [
-    `Measured ${result.date.slice(0, 10)} on ${result.cpu}, Node ${result.node}, commit ${result.commit ?? "?"}, load average ${loadBefore.toFixed(1)}; reference = ${result.reference}. Times are medians; ratios are reference / bonsai (higher is better for bonsai).`,
+    `Measured ${result.date.slice(0, 10)} on ${result.cpu}, Node ${result.node}, commit ${result.commit ?? "?"}${result.uncommittedSrc.length > 0 ? ` plus uncommitted changes to ${result.uncommittedSrc.join(", ")}` : ""}, load average ${loadBefore.toFixed(1)}; reference = ${result.reference}. Times are medians; ratios are reference / bonsai (higher is better for bonsai).`,
+    "",
+    `Two regimes, the same protocol for both libraries. Cold: the first call, and the median of 3 to 7 calls with a full GC before each (mostly unoptimized code for sub-millisecond operations). Warm: read operations whose cold median is under ${WARM_BELOW_MS} ms are then called up to 200 times or 300 ms as a warm-up, and a batch of at least 50 calls and 200 ms (no GC between calls) is timed per call. A turn is what an agent does each turn: append one message, then build the new leaf's context, up to ${TURN_COUNT} turns (fewer after ${TURN_CAP_MS / 1000} s) on a fresh copy opened for writing; the median turn is shown.`,
     "",
     summary,
     "",
