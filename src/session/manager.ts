@@ -441,7 +441,7 @@ export class SessionManager {
     const entry = this.index.get(entryId);
     if (!entry) throw new Error(`Entry ${entryId} not found`);
     if (entry.type !== "message") throw new Error(`Entry ${entryId} is a ${entry.type} entry, not a message`);
-    entry.message = message;
+    this.index.replaceMessage(entryId, message);
   }
 
   /**

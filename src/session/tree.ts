@@ -6,7 +6,8 @@
  * knows their type, ids and role, and reads a body the first time the entry itself is asked for.
  * Each node also carries the nearest compaction, thinking-level change and model source on its
  * path, worked out when it is added, so the context of a leaf is built from the entries after the
- * latest compaction instead of a walk over the whole path.
+ * latest compaction instead of a walk over the whole path. The last context built is remembered:
+ * an agent asks for it every turn after appending an entry or two, and only those are converted.
  */
 import type { BodyReader, DeferredBody } from "./bodies.js";
 import { compactionSummaryMessageFromEntry, contextFromPath, messageFromEntry, modelFromChange } from "./context.js";
@@ -43,7 +44,8 @@ class IndexNode implements DeferredBody {
     readonly id: string,
     public parentId: string | null,
     readonly type: string,
-    readonly role: string | undefined,
+    /** the message's role; changes only through TreeIndex.replaceMessage */
+    public role: string | undefined,
     /** the entry, once read; until then the line it is on */
     public entry: SessionEntry | undefined,
     readonly line: number,
@@ -53,6 +55,17 @@ class IndexNode implements DeferredBody {
 }
 
 const EMPTY_CONTEXT = (): SessionContext => ({ messages: [], thinkingLevel: "off", model: null });
+
+/**
+ * The messages of the last context built, for a rooted leaf. Still exact for any leaf below it
+ * with no compaction in between, because a rooted node's path never changes; only a body changed
+ * in memory makes it stale (see invalidateContext).
+ */
+interface RememberedContext {
+  leaf: IndexNode;
+  /** never handed out: callers get copies, and this one grows as the leaf moves down */
+  messages: AgentMessage[];
+}
 
 export class TreeIndex {
   private readonly nodes: IndexNode[] = [];
@@ -67,9 +80,17 @@ export class TreeIndex {
 
   /** reads bodies that are still on disk */
   private bodies: BodyReader | undefined;
+  /** one context, the last built: one per leaf would keep every path's array alive */
+  private remembered: RememberedContext | undefined;
+  private converted = 0;
 
   constructor(entries: Iterable<SessionEntry> = []) {
     for (const entry of entries) this.add(entry);
+  }
+
+  /** How many entries context() has turned into messages so far: shows whether it reused the last one. */
+  get contextConversions(): number {
+    return this.converted;
   }
 
   get size(): number {
@@ -171,8 +192,7 @@ export class TreeIndex {
     }
     if (node.type === "compaction") node.compaction = node;
     else if (node.type === "thinking_level_change") node.thinking = node;
-    else if (node.role === "assistant") node.model = node;
-    else if (node.type === "model_change" && modelFromChange(node.entry as Parameters<typeof modelFromChange>[0])) node.model = node;
+    else if (sourcesModel(node)) node.model = node;
     // children that came first (a file with a parent after its child) are adopted now
     const early = this.waiting.size > 1 || !this.waiting.has(null) ? this.waiting.get(node.id) : undefined;
     if (early) {
@@ -220,7 +240,10 @@ export class TreeIndex {
   /**
    * What the model sees at `leafId` (see context.ts): null is "before the first entry", an
    * unknown id falls back to the last entry. Reads only the path after the latest compaction
-   * (and the entries it keeps from before it).
+   * (and the entries it keeps from before it), and of that only what is below the leaf of the
+   * last context built when the new leaf descends from it. Every call returns a new object and a
+   * new messages array; the message objects are shared with the session and earlier results, so
+   * treat them as read-only and change a message through replaceMessage.
    */
   context(leafId: string | null | undefined, onProblem?: (p: PathProblem) => void): SessionContext {
     if (leafId === null) return EMPTY_CONTEXT();
@@ -238,35 +261,83 @@ export class TreeIndex {
       // the entry changed role since it was indexed (it was replaced in memory): walk the path
       return contextFromPath(this.branch(leaf.id, onProblem));
     }
-    const context: SessionContext = { messages: [], thinkingLevel: thinking ? thinking.thinkingLevel : "off", model };
+    const thinkingLevel = thinking ? thinking.thinkingLevel : "off";
+    const messages = this.messagesOf(leaf);
+    this.remembered = { leaf, messages };
+    return { messages: messages.slice(), thinkingLevel, model };
+  }
 
+  /**
+   * Drops the remembered context. Call it whenever an entry's body changes in memory other than
+   * through replaceMessage: the remembered messages would still show the old body.
+   */
+  invalidateContext(): void {
+    this.remembered = undefined;
+  }
+
+  /**
+   * Replaces the message of a message entry in memory (pruning and restoring tool output); the
+   * entry keeps its id, parent and place. What the index worked out from the old message follows:
+   * the remembered context is dropped, and when the role changes to or from assistant, the model
+   * of every entry below is worked out again (a rare, O(subtree) step).
+   */
+  replaceMessage(id: string, message: AgentMessage): void {
+    const node = this.byId.get(id);
+    const entry = node && this.entryOf(node);
+    if (!node || entry?.type !== "message") throw new Error(`Entry ${id} is not a message entry of this session`);
+    entry.message = message;
+    this.remembered = undefined;
+    if (node.role === message.role) return;
+    const wasAssistant = node.role === "assistant";
+    node.role = message.role;
+    if (node.rooted && (wasAssistant || message.role === "assistant")) relinkModels(node);
+  }
+
+  /** The messages at a rooted leaf: the remembered ones extended when the leaf is below them. */
+  private messagesOf(leaf: IndexNode): AgentMessage[] {
     const stop = leaf.compaction;
+    const last = this.remembered?.leaf;
+    // Walking up, the remembered leaf is met before the nearest compaction (or is it) only when
+    // both share that compaction, so its messages are a prefix of this leaf's.
     const after: IndexNode[] = [];
-    for (let n: IndexNode | undefined = leaf; n && n !== stop; n = n.parent) after.push(n);
-    after.reverse();
-    const messages: AgentMessage[] = context.messages;
-    const emit = (entries: readonly SessionEntry[]) => {
-      for (const entry of entries) {
-        const message = messageFromEntry(entry);
-        if (message) messages.push(message);
-      }
-    };
-    if (!stop) {
-      emit(this.load(after));
-      return context;
-    }
-    const compaction = this.entryOf(stop) as CompactionEntry;
-    messages.push(compactionSummaryMessageFromEntry(compaction));
-    const kept: IndexNode[] = [];
-    for (let n = stop.parent; n; n = n.parent) {
-      kept.push(n);
-      if (n.id === compaction.firstKeptEntryId) {
-        emit(this.load(kept.reverse()));
+    let reached = false;
+    for (let n: IndexNode | undefined = leaf; n; n = n.parent) {
+      if (n === last) {
+        reached = true;
         break;
       }
+      if (n === stop) break;
+      after.push(n);
     }
-    emit(this.load(after));
-    return context;
+    after.reverse();
+    if (reached) {
+      const messages = this.remembered!.messages;
+      this.emit(this.load(after), messages);
+      return messages;
+    }
+    const messages: AgentMessage[] = [];
+    if (stop) {
+      const compaction = this.entryOf(stop) as CompactionEntry;
+      messages.push(compactionSummaryMessageFromEntry(compaction));
+      const kept: IndexNode[] = [];
+      for (let n = stop.parent; n; n = n.parent) {
+        kept.push(n);
+        if (n.id === compaction.firstKeptEntryId) {
+          this.emit(this.load(kept.reverse()), messages);
+          break;
+        }
+      }
+    }
+    this.emit(this.load(after), messages);
+    return messages;
+  }
+
+  private emit(entries: readonly SessionEntry[], messages: AgentMessage[]): void {
+    this.converted += entries.length;
+    for (const entry of entries) {
+      const message = messageFromEntry(entry);
+      if (message) messages.push(message);
+    }
   }
 
   /**
@@ -342,6 +413,7 @@ export class TreeIndex {
   /** Releases the file behind deferred bodies; a later read opens it again. */
   close(): void {
     this.bodies?.close();
+    this.remembered = undefined; // a closed session is rarely read again: do not keep its path alive
   }
 
   private isRootNode(node: IndexNode): boolean {
@@ -382,6 +454,25 @@ export class TreeIndex {
   private releaseBodiesIfDone(): void {
     if (this.pending === 0) this.bodies?.close();
   }
+}
+
+/** Works out the model source of `top` and every rooted entry below it again, parents first. */
+function relinkModels(top: IndexNode): void {
+  const stack = [top];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    node.model = sourcesModel(node) ? node : node.parent?.model;
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      // adopted early children are not rooted and never read these pointers
+      if (child.parent === node && child.rooted) stack.push(child);
+    }
+  }
+}
+
+/** Whether an entry sets the model for the entries below it (see link). */
+function sourcesModel(node: IndexNode): boolean {
+  if (node.role === "assistant") return true;
+  return node.type === "model_change" && modelFromChange(node.entry as Parameters<typeof modelFromChange>[0]) !== undefined;
 }
 
 function childrenOf(node: IndexNode): IndexNode[] {
