@@ -316,6 +316,19 @@ describe("bad input fails in one line and never modifies the file", () => {
     assert.deepEqual(JSON.parse(context.stdout).messages, conf.golden.contexts.find((c) => c.leafId === conf.golden.leafId)!.messages);
     assert.deepEqual(readFileSync(file), before);
   });
+
+  it("info validates every message body, even where a plain open leaves bodies for later", async () => {
+    const file = copyOf(conf.file);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const first = JSON.parse(lines[1]);
+    // a message line in the usual shape, well-formed JSON, content of the wrong type, hanging off the first entry
+    lines.splice(3, 0, JSON.stringify({ type: "message", id: "wrongfields", parentId: first.id, timestamp: first.timestamp, message: { role: "user", content: 5 } }));
+    writeFileSync(file, lines.join("\n"));
+    const info = await bonsai("info", file, "--json");
+    assert.equal(info.code, 0, info.stderr);
+    assert.match(info.stderr, /^warning: .*session\.jsonl:4: invalid entry/);
+    assert.equal(JSON.parse(info.stdout).loadIssues, 1);
+  });
 });
 
 describe("the bundled example", () => {

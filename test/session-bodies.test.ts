@@ -27,7 +27,7 @@ function writeSession(entries: unknown[]): string {
   return file;
 }
 
-const MODES = ["checked", "trusted"] as const;
+const MODES = ["parsed", "checked", "trusted"] as const;
 const shape = (s: SessionManager) => flattenTree(s.getTree()).map(({ node, depth }) => [node.entry.id, depth, node.label ?? null]);
 
 describe("deferred bodies answer like a full load", () => {
@@ -158,19 +158,22 @@ describe("what a deferred open reads", () => {
     assert.equal(session.getEntries().length, 202);
   });
 
-  it("trusted: a damaged body is reported when read, where checked skips it at open", () => {
+  it("trusted: a damaged body is reported when read, where parsed and checked skip it at open", () => {
     const good = userEntry("u1", null, "fine", 1);
     const lines = [JSON.stringify(HEADER), JSON.stringify(good), `{"type":"message","id":"u2","parentId":"u1","timestamp":"x","message":{"role":"user","content":[{"type":"text","text":"cut here}`];
     lines.push(JSON.stringify(userEntry("u3", "u1", "after", 3)));
     const file = join(DIR, "damaged.jsonl");
     writeFileSync(file, `${lines.join("\n")}\n`);
 
-    const checked = SessionManager.open(file, { readOnly: true, bodies: "checked" });
-    assert.deepEqual(
-      checked.getLoadIssues().map((i) => [i.kind, i.line]),
-      [["malformed-json", 3]],
-    );
-    assert.deepEqual(checked.getEntries().map((e) => e.id), ["u1", "u3"]);
+    for (const mode of ["parsed", "checked"] as const) {
+      const checked = SessionManager.open(file, { readOnly: true, bodies: mode });
+      assert.deepEqual(
+        checked.getLoadIssues().map((i) => [i.kind, i.line]),
+        [["malformed-json", 3]],
+        mode,
+      );
+      assert.deepEqual(checked.getEntries().map((e) => e.id), ["u1", "u3"], mode);
+    }
 
     const trusted = SessionManager.open(file, { readOnly: true, bodies: "trusted" });
     assert.deepEqual(trusted.getLoadIssues(), []);
@@ -179,11 +182,49 @@ describe("what a deferred open reads", () => {
   });
 });
 
+describe("checked: JSON checked at open, fields when read", () => {
+  // well-formed JSON in the usual message shape, but the content is a number
+  const wrongFields = `{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":5}}`;
+  function sessionWithWrongFields(): string {
+    const file = join(DIR, `wrong-fields-${++counter}.jsonl`);
+    const lines = [JSON.stringify(HEADER), JSON.stringify(userEntry("u1", null, "fine", 1)), wrongFields, JSON.stringify(userEntry("u3", "u1", "after", 3))];
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    return file;
+  }
+
+  it("parsed reports a message with wrong fields at open and skips it", () => {
+    const session = SessionManager.open(sessionWithWrongFields(), { readOnly: true, bodies: "parsed" });
+    assert.deepEqual(
+      session.getLoadIssues().map((i) => [i.kind, i.line]),
+      [["invalid-entry", 3]],
+    );
+    assert.deepEqual(session.getEntries().map((e) => e.id), ["u1", "u3"]);
+  });
+
+  it("checked opens it, builds contexts that do not touch it, and names line and entry when it is read", () => {
+    const file = sessionWithWrongFields();
+    const session = SessionManager.open(file, { readOnly: true, bodies: "checked" });
+    assert.deepEqual(session.getLoadIssues(), []);
+    assert.equal(session.buildSessionContext().messages.length, 2, "the leaf u3 hangs off u1");
+    assert.throws(
+      () => session.getEntry("u2"),
+      (error: Error) =>
+        error.message.startsWith(`${file}:3: entry u2 is not a valid entry (`) && error.message.includes("content") && !error.message.includes("\n"),
+    );
+  });
+});
+
 describe("readMessagePrefix", () => {
   const line = (value: unknown) => Buffer.from(JSON.stringify(value));
   it("reads ids and role off the usual shape", () => {
     assert.deepEqual(readMessagePrefix(line(userEntry("a1", "p0", "hi"))), { id: "a1", parentId: "p0", role: "user" });
     assert.deepEqual(readMessagePrefix(line(userEntry("a1", null, "hi"))), { id: "a1", parentId: null, role: "user" });
+  });
+  it("hands back the previous id for a matching parent, and only for one spelled the same", () => {
+    assert.deepEqual(readMessagePrefix(line(userEntry("a2", "a1", "hi")), 0, undefined, "a1"), { id: "a2", parentId: "a1", role: "user" });
+    assert.deepEqual(readMessagePrefix(line(userEntry("a2", "a1", "hi")), 0, undefined, "a10"), { id: "a2", parentId: "a1", role: "user" });
+    // "é" in UTF-8 is the bytes C3 A9, which are also the char codes of "Ã©"
+    assert.deepEqual(readMessagePrefix(line(userEntry("a2", "é", "hi")), 0, undefined, "Ã©"), { id: "a2", parentId: "é", role: "user" });
   });
   it("gives up on any other shape, so the line is parsed in full", () => {
     const e = userEntry("a1", "p0", "hi") as unknown as Record<string, unknown>;

@@ -45,6 +45,17 @@ function plainStringEnd(bytes: Buffer, from: number, limit: number): number {
   return -1;
 }
 
+/** Whether bytes[from, to) are the ASCII characters of `text`. */
+function equalsAscii(bytes: Buffer, from: number, to: number, text: string): boolean {
+  if (to - from !== text.length) return false;
+  for (let i = 0; i < text.length; i++) {
+    const b = bytes[from + i];
+    // a byte of a multi-byte character could equal a char code of 0x80-0xff by accident
+    if (b >= 0x80 || b !== text.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 /** The usual roles as shared strings, so a million entries do not hold a million copies. */
 const ROLES = ["user", "assistant", "toolResult", "bashExecution", "custom"].map((role) => ({ role, bytes: Buffer.from(`${role}"`) }));
 
@@ -65,6 +76,8 @@ export function readMessagePrefix(
   bytes: Buffer,
   start = 0,
   end = bytes.length,
+  /** the id of the line before, handed back as parentId when it matches: no new string for the usual case */
+  previousId?: string,
 ): { id: string; parentId: string | null; role: string } | undefined {
   if (end <= start || bytes[end - 1] !== 0x7d || !startsWithAt(bytes, start, end, PREFIX_ID)) return undefined;
   let at = start + PREFIX_ID.length;
@@ -81,7 +94,7 @@ export function readMessagePrefix(
   } else if (bytes[at] === Q) {
     const parentEnd = plainStringEnd(bytes, at + 1, end);
     if (parentEnd === -1) return undefined;
-    parentId = bytes.toString("utf8", at + 1, parentEnd);
+    parentId = previousId !== undefined && equalsAscii(bytes, at + 1, parentEnd, previousId) ? previousId : bytes.toString("utf8", at + 1, parentEnd);
     at = parentEnd + 1;
   } else return undefined;
   if (!startsWithAt(bytes, at, end, PREFIX_TIMESTAMP)) return undefined;
@@ -111,7 +124,7 @@ const finalizer = new FinalizationRegistry<number>((fd) => {
 
 /**
  * Reads deferred entries back from the file they were loaded from. `checked` says the lines were
- * parsed and validated at load; otherwise the body is validated here, and a damaged one throws.
+ * parsed and validated at load; otherwise the body is validated here, and an invalid one throws.
  */
 export class BodyReader {
   private fd: number | undefined;
@@ -189,7 +202,7 @@ export class BodyReader {
     if (entry?.id !== d.id || entry.type !== d.type) throw this.changed(d, `it now holds entry ${String(entry?.id)}`);
     if (!this.checked) {
       const problem = validateEntry(value, true);
-      if (problem) throw this.changed(d, `invalid entry: ${problem}`);
+      if (problem) throw new Error(`${this.path}:${d.line}: entry ${d.id} is not a valid entry (${problem}); fix or remove that line`);
     }
     return entry;
   }

@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, statSync } from "node:fs";
 import { BodyReader, readMessagePrefix } from "./bodies.js";
+import { isWellFormedJson } from "./json-syntax.js";
 import { decodeRange, forEachBufferLine, forEachDescriptorLine, isUtf8Range, type RawLine } from "./jsonl.js";
 import { TreeIndex } from "./tree.js";
 import { isKnownEntryType, validateEntry, validateHeader } from "./validate.js";
@@ -60,13 +61,18 @@ function jsonReason(error: unknown): string {
 }
 
 /**
- * How entry bodies are loaded. "eager": every entry parsed and kept. "checked": every line parsed
- * and validated, but message and custom-message bodies are dropped and read back from the file
- * when used. "trusted": message lines in the shape pi and bonsai write are not parsed at all,
- * only their type, ids and role are read; their bodies are validated when read back. v1/v2 files
- * are always loaded eagerly: migration rewrites their entries.
+ * How entry bodies are loaded. v1/v2 files are always loaded eagerly: migration rewrites them.
+ * - "eager": every entry parsed, validated and kept in memory.
+ * - "parsed": every line parsed and validated at open; message and custom-message bodies are
+ *   then dropped and read back from the file when used.
+ * - "checked" (the default): message lines in the shape pi and bonsai write are checked to be
+ *   well-formed JSON without being parsed, and indexed by the type, ids and role read off their
+ *   start; each body is parsed and validated when first read. Every other line is parsed. A line
+ *   that is not JSON is still reported and skipped at open; a message whose JSON is well formed
+ *   but whose fields are wrong is reported when it is read.
+ * - "trusted": like "checked" without the well-formedness check, for files bonsai wrote itself.
  */
-export type BodyLoading = "eager" | "checked" | "trusted";
+export type BodyLoading = "eager" | "parsed" | "checked" | "trusted";
 
 /** Accumulates lines into a LoadedSession; shared by the file and the text entry points. */
 class SessionReader {
@@ -79,6 +85,8 @@ class SessionReader {
   /** where entries of a current (v3) file go, when the caller indexes them as they are read */
   private into: TreeIndex | undefined;
   deferred = 0;
+  /** the id of the last message indexed from its prefix: usually the next one's parent */
+  private lastDeferredId: string | undefined;
   lastTerminated = true;
 
   /** whether the entries went into the index (a current file) rather than into fileEntries */
@@ -86,16 +94,21 @@ class SessionReader {
     return this.into !== undefined;
   }
 
+  /** whether message lines are indexed from their prefix instead of parsed */
+  private readonly scansMessages: boolean;
+
   constructor(
     private readonly bodies: BodyLoading = "eager",
     private readonly index?: TreeIndex,
-  ) {}
+  ) {
+    this.scansMessages = bodies === "checked" || bodies === "trusted";
+  }
 
   onLine = (line: RawLine): void => {
     this.lastTerminated = line.terminated;
     if (line.end === line.start || this.headerProblem) return;
     // the torn-tail check needs the full parse, so an unterminated last line never takes this path
-    if (this.into && this.bodies === "trusted" && line.terminated && this.deferMessageLine(line)) return;
+    if (this.into && this.scansMessages && line.terminated && this.deferMessageLine(line)) return;
     const { text, validUtf8 } = decodeRange(line.buffer, line.start, line.end, line.knownUtf8);
     if (text.trim() === "") return;
     let value: unknown;
@@ -161,14 +174,17 @@ class SessionReader {
     this.issue("duplicate-id", lineNo, `duplicate entry id ${id}; the later line is skipped`);
   }
 
-  /** A message line whose prefix is in the usual shape is indexed without a parse. */
+  /** A message line whose prefix is in the usual shape (and, when checking, whose JSON is well formed) is indexed without a parse. */
   private deferMessageLine(line: RawLine): boolean {
-    const prefix = readMessagePrefix(line.buffer, line.start, line.end);
+    const prefix = readMessagePrefix(line.buffer, line.start, line.end, this.lastDeferredId);
     if (!prefix) return false;
+    // a line that is not JSON goes on to the full parse, which reports and skips it
+    if (this.bodies === "checked" && !isWellFormedJson(line.buffer, line.start, line.end)) return false;
     if (!this.into!.addDeferred("message", prefix.id, prefix.parentId, prefix.role, line.lineNo, line.offset, line.end - line.start)) {
       this.duplicate(prefix.id, line.lineNo);
       return true;
     }
+    this.lastDeferredId = prefix.id;
     this.deferred++;
     if (!isUtf8Range(line)) this.issue("invalid-utf8", line.lineNo, "bytes that are not UTF-8, read with replacement characters", false);
     return true;
@@ -211,7 +227,8 @@ export interface LoadedIndex extends Omit<LoadedSession, "fileEntries"> {
 /**
  * Reads a session file into a TreeIndex, keeping message bodies on disk where it can (see
  * BodyLoading); the index then holds the file open until it is closed. Same errors and issues as
- * loadSessionFile; "trusted" reports a damaged message body only when it is read.
+ * loadSessionFile, except that "checked" reports a message with wrong fields, and "trusted" any
+ * damaged message line, only when its body is read.
  */
 export function loadSessionIndex(path: string, bodies: BodyLoading): LoadedIndex {
   const index = new TreeIndex();
@@ -224,7 +241,7 @@ export function loadSessionIndex(path: string, bodies: BodyLoading): LoadedIndex
     throw error;
   }
   const { fileEntries, ...rest } = loaded;
-  if (reader.deferred > 0) index.attachBodies(new BodyReader(path, fd, bodies === "checked"));
+  if (reader.deferred > 0) index.attachBodies(new BodyReader(path, fd, bodies === "parsed"));
   else closeSync(fd);
   return { ...rest, index, unmigrated: reader.indexed ? undefined : (fileEntries.slice(1) as SessionEntry[]) };
 }

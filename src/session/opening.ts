@@ -28,11 +28,12 @@ export interface OpenOptions extends AppendOptions {
   /** hears that a v1/v2 file was migrated: in memory, and on disk when `backupPath` is set */
   onMigrate?: (migration: { fromVersion: number; backupPath?: string }) => void;
   /**
-   * How message bodies are loaded (default "checked"): "checked" parses and validates every
-   * line at open but keeps message bodies on disk and reads them back when used (the file stays
-   * open until close()); "trusted" does not even parse message lines in the usual shape, so a
-   * damaged body throws when it is first read instead of being skipped at open; "eager" keeps
-   * every parsed entry in memory. See BodyLoading. Database sessions are always read eagerly.
+   * How message bodies are loaded (default "checked"): message lines are checked to be
+   * well-formed JSON at open but parsed only when used (the file stays open until close()), so
+   * opening costs little more than reading the bytes; a message with wrong fields throws when
+   * first read. "parsed" parses and validates every line at open (a bad message is skipped and
+   * reported there); "trusted" skips the JSON check as well; "eager" keeps every parsed entry in
+   * memory. See BodyLoading. Database sessions are always read eagerly.
    */
   bodies?: BodyLoading;
 }

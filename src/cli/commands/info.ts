@@ -161,6 +161,8 @@ export async function openWithVersion(
   let migratedFrom: number | undefined;
   const session = await openSession(path, {
     readOnly: true,
+    // an inspection reports every bad line, so every line is parsed and validated
+    bodies: "parsed",
     onWarning: warn,
     onMigrate: ({ fromVersion }) => {
       migratedFrom = fromVersion;
