@@ -50,6 +50,7 @@ function isSpace(b: number): boolean {
 }
 
 function skipSpace(bytes: Uint8Array, i: number, end: number): number {
+  if (i < end && bytes[i] > SPACE) return i; // compact JSON: the usual case, one comparison
   while (i < end && isSpace(bytes[i])) i++;
   return i;
 }
@@ -125,9 +126,11 @@ function scalarEnd(bytes: Uint8Array, i: number, end: number): number {
   return -1;
 }
 
+/** The open containers, shared by every call (they never overlap): no allocation per line. */
+let stack = new Uint8Array(64);
+
 /** Whether `bytes[start, end)` is exactly one JSON value, with optional surrounding whitespace. */
 export function isWellFormedJson(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
-  let stack = new Uint8Array(64);
   let depth = 0;
   let i = skipSpace(bytes, start, end);
   // Each turn of the loop reads one value at i (opening a container counts as reading its start),
