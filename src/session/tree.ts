@@ -227,9 +227,26 @@ export class TreeIndex {
     const node = this.byId.get(id);
     if (!node) return [];
     if (!node.rooted) return pathToRoot(this.entryOf(node), (x) => this.get(x), onProblem);
-    const path: IndexNode[] = [];
-    for (let n: IndexNode | undefined = node; n; n = n.parent) path.push(n);
-    return this.load(path.reverse());
+    // A compaction check asks for the branch every turn: one walk to size the array, one to fill
+    // it from the leaf end, and a body read only when some entry on it is still on disk.
+    let depth = 0;
+    for (let n: IndexNode | undefined = node; n; n = n.parent) depth++;
+    const path = new Array<SessionEntry>(depth);
+    let missing = false;
+    let i = depth;
+    for (let n: IndexNode | undefined = node; n; n = n.parent) {
+      const entry = n.entry;
+      if (entry) path[--i] = entry;
+      else {
+        missing = true;
+        break;
+      }
+    }
+    if (!missing) return path;
+    const nodes = new Array<IndexNode>(depth);
+    i = depth;
+    for (let n: IndexNode | undefined = node; n; n = n.parent) nodes[--i] = n;
+    return this.load(nodes);
   }
 
   /** Whether `id` has no parent in this session (null, itself, or missing). */
