@@ -7,6 +7,7 @@ import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { after, describe, it, mock } from "node:test";
+import { resetEntryIdPool } from "../src/session/ids.js";
 import { parseSessionEntries } from "../src/session/load.js";
 import { SessionManager } from "../src/session/manager.js";
 import { migrateSessionEntries, sessionVersion } from "../src/session/migrate.js";
@@ -110,9 +111,13 @@ describe("migrateSessionEntries", () => {
     // Force the random source to repeat itself: only a collision check keeps the ids unique.
     const crypto = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
     const draws = ["aaaaaaaa", "aaaaaaaa", "aaaaaaaa", "bbbbbbbb", "aaaaaaaa", "bbbbbbbb", "cccccccc"];
-    let call = 0;
-    mock.method(crypto, "randomBytes", (size: number) => Buffer.from(draws[call++ % draws.length].slice(0, size * 2), "hex"));
+    const pattern = Buffer.from(draws.join(""), "hex");
+    mock.method(crypto, "randomFillSync", (buffer: Buffer) => {
+      for (let i = 0; i < buffer.length; i++) buffer[i] = pattern[i % pattern.length];
+      return buffer;
+    });
     syncBuiltinESMExports();
+    resetEntryIdPool();
     try {
       const entries = [...v1Entries(), v1Message(userMsg("third"), 3)] as unknown as FileEntry[];
       migrateSessionEntries(entries);
@@ -121,6 +126,7 @@ describe("migrateSessionEntries", () => {
     } finally {
       mock.restoreAll();
       syncBuiltinESMExports();
+      resetEntryIdPool();
     }
   });
 

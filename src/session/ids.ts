@@ -18,6 +18,11 @@ function randomHex8(): string {
   return hex;
 }
 
+/** Makes the next id draw fresh bytes: for tests that replace the random source. */
+export function resetEntryIdPool(): void {
+  poolAt = pool.length;
+}
+
 /** 8 lowercase hex characters, re-drawn while they collide; a full UUID after 100 collisions. */
 export function generateEntryId(taken: { has(id: string): boolean }): string {
   for (let attempt = 0; attempt < 100; attempt++) {
