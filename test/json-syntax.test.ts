@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { isWellFormedJson } from "../src/session/json-syntax.js";
+import { readMessagePrefix } from "../src/session/bodies.js";
+import { finishesJsonObjects, isWellFormedJson } from "../src/session/json-syntax.js";
 
 function parses(text: string): boolean {
   try {
@@ -119,5 +120,28 @@ describe("isWellFormedJson", () => {
     assert.equal(isWellFormedJson(Buffer.from("[".repeat(depth) + "]".repeat(depth))), true);
     assert.equal(isWellFormedJson(Buffer.from("[".repeat(depth) + "]".repeat(depth - 1))), false);
     assert.equal(isWellFormedJson(Buffer.from(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`)), true);
+  });
+
+  it("finishing a message line after its prefix agrees with checking the whole line", () => {
+    const next = rng(7);
+    let compared = 0;
+    for (let round = 0; round < 3000; round++) {
+      const entry = {
+        type: "message",
+        id: `m${round}`,
+        parentId: round % 5 === 0 ? null : `m${round - 1}`,
+        timestamp: "2026-01-01T00:00:00.000Z",
+        message: { role: ["user", "assistant", "toolResult"][round % 3], content: randomValue(next, 1), extra: randomValue(next, 2) },
+      };
+      let text = JSON.stringify(entry);
+      if (round % 2 === 1) for (let k = 0; k < 1 + Math.floor(next() * 2); k++) text = damage(text, next);
+      const bytes = Buffer.from(text, "utf8");
+      const prefix = readMessagePrefix(bytes);
+      if (!prefix) continue; // damage inside the prefix: the loader parses such a line in full
+      compared++;
+      assert.equal(finishesJsonObjects(bytes, prefix.bodyAt, bytes.length, 2), parses(text), `disagrees on ${JSON.stringify(text)}`);
+    }
+    // every intact line (half of them) and a good share of the damaged ones
+    assert.ok(compared > 1700, `only ${compared} lines kept their prefix`);
   });
 });

@@ -216,15 +216,25 @@ describe("checked: JSON checked at open, fields when read", () => {
 
 describe("readMessagePrefix", () => {
   const line = (value: unknown) => Buffer.from(JSON.stringify(value));
+  const read = (bytes: Buffer, previousId?: string) => {
+    const prefix = readMessagePrefix(bytes, 0, bytes.length, previousId);
+    return prefix && { id: prefix.id, parentId: prefix.parentId, role: prefix.role };
+  };
   it("reads ids and role off the usual shape", () => {
-    assert.deepEqual(readMessagePrefix(line(userEntry("a1", "p0", "hi"))), { id: "a1", parentId: "p0", role: "user" });
-    assert.deepEqual(readMessagePrefix(line(userEntry("a1", null, "hi"))), { id: "a1", parentId: null, role: "user" });
+    assert.deepEqual(read(line(userEntry("a1", "p0", "hi"))), { id: "a1", parentId: "p0", role: "user" });
+    assert.deepEqual(read(line(userEntry("a1", null, "hi"))), { id: "a1", parentId: null, role: "user" });
+  });
+  it("says where the rest of the line starts: right after the role", () => {
+    const bytes = line(userEntry("a1", "p0", "hi"));
+    const prefix = readMessagePrefix(bytes)!;
+    assert.equal(bytes.toString("utf8", prefix.bodyAt - 14, prefix.bodyAt), '{"role":"user"');
+    assert.equal(bytes.toString("utf8", prefix.bodyAt, prefix.bodyAt + 11), ',"content":');
   });
   it("hands back the previous id for a matching parent, and only for one spelled the same", () => {
-    assert.deepEqual(readMessagePrefix(line(userEntry("a2", "a1", "hi")), 0, undefined, "a1"), { id: "a2", parentId: "a1", role: "user" });
-    assert.deepEqual(readMessagePrefix(line(userEntry("a2", "a1", "hi")), 0, undefined, "a10"), { id: "a2", parentId: "a1", role: "user" });
+    assert.deepEqual(read(line(userEntry("a2", "a1", "hi")), "a1"), { id: "a2", parentId: "a1", role: "user" });
+    assert.deepEqual(read(line(userEntry("a2", "a1", "hi")), "a10"), { id: "a2", parentId: "a1", role: "user" });
     // "é" in UTF-8 is the bytes C3 A9, which are also the char codes of "Ã©"
-    assert.deepEqual(readMessagePrefix(line(userEntry("a2", "é", "hi")), 0, undefined, "Ã©"), { id: "a2", parentId: "é", role: "user" });
+    assert.deepEqual(read(line(userEntry("a2", "é", "hi")), "Ã©"), { id: "a2", parentId: "é", role: "user" });
   });
   it("gives up on any other shape, so the line is parsed in full", () => {
     const e = userEntry("a1", "p0", "hi") as unknown as Record<string, unknown>;

@@ -66,6 +66,18 @@ function roleAt(bytes: Buffer, at: number, end: number): string {
   return bytes.toString("utf8", at, end);
 }
 
+/** What the start of a message line says, and where the rest of it begins. */
+export interface MessagePrefix {
+  id: string;
+  parentId: string | null;
+  role: string;
+  /**
+   * The position after the role's closing quote. Everything before it is well-formed JSON that
+   * leaves two objects open (the entry and its message) after a complete member.
+   */
+  bodyAt: number;
+}
+
 /**
  * Reads type, id, parentId and role off a message line in the shape pi and bonsai write
  * (`{"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":…`) without parsing
@@ -78,7 +90,7 @@ export function readMessagePrefix(
   end = bytes.length,
   /** the id of the line before, handed back as parentId when it matches: no new string for the usual case */
   previousId?: string,
-): { id: string; parentId: string | null; role: string } | undefined {
+): MessagePrefix | undefined {
   if (end <= start || bytes[end - 1] !== 0x7d || !startsWithAt(bytes, start, end, PREFIX_ID)) return undefined;
   let at = start + PREFIX_ID.length;
   const idEnd = plainStringEnd(bytes, at, end);
@@ -106,7 +118,7 @@ export function readMessagePrefix(
   at += PREFIX_MESSAGE.length;
   const roleEnd = plainStringEnd(bytes, at, end);
   if (roleEnd <= at) return undefined;
-  return { id, parentId, role: roleAt(bytes, at, roleEnd) };
+  return { id, parentId, role: roleAt(bytes, at, roleEnd), bodyAt: roleEnd + 1 };
 }
 
 /** A read of several lines at once stays under this size unless one line is larger. */

@@ -131,35 +131,59 @@ let stack = new Uint8Array(64);
 
 /** Whether `bytes[start, end)` is exactly one JSON value, with optional surrounding whitespace. */
 export function isWellFormedJson(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
-  let depth = 0;
-  let i = skipSpace(bytes, start, end);
-  // Each turn of the loop reads one value at i (opening a container counts as reading its start),
-  // then what may follow it.
+  return check(bytes, skipSpace(bytes, start, end), end, 0, false);
+}
+
+/**
+ * Whether `bytes[at, end)` correctly finishes a JSON text whose start, already checked by the
+ * caller, left `objects` objects open and ended with a complete member value. The loader reads a
+ * message line's first members itself (bodies.ts), so the check picks up where that read stopped.
+ */
+export function finishesJsonObjects(bytes: Uint8Array, at: number, end: number, objects: number): boolean {
+  reserve(objects);
+  stack.fill(IN_OBJECT, 0, objects);
+  return check(bytes, at, end, objects, true);
+}
+
+function reserve(depth: number): void {
+  if (depth < stack.length) return;
+  let size = stack.length;
+  while (size <= depth) size *= 2;
+  const grown = new Uint8Array(size);
+  grown.set(stack);
+  stack = grown;
+}
+
+/**
+ * The grammar from position i, with `depth` containers open (their kinds on the stack). Each turn
+ * of the loop reads one value at i (opening a container counts as reading its start), then what
+ * may follow it; `afterValue` starts in the second half.
+ */
+function check(bytes: Uint8Array, i: number, end: number, depth: number, afterValue: boolean): boolean {
   for (;;) {
-    if (i >= end) return false;
-    const b = bytes[i];
-    if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-      i = skipSpace(bytes, i + 1, end);
-      const close = b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY;
-      if (i < end && bytes[i] === close) {
-        i++;
+    if (!afterValue) {
+      if (i >= end) return false;
+      const b = bytes[i];
+      if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+        i = skipSpace(bytes, i + 1, end);
+        const close = b === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY;
+        if (i < end && bytes[i] === close) {
+          i++;
+        } else {
+          reserve(depth);
+          stack[depth++] = b === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY;
+          if (b === OPEN_OBJECT) {
+            i = memberValueStart(bytes, i, end);
+            if (i < 0) return false;
+          }
+          continue;
+        }
       } else {
-        if (depth === stack.length) {
-          const grown = new Uint8Array(stack.length * 2);
-          grown.set(stack);
-          stack = grown;
-        }
-        stack[depth++] = b === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY;
-        if (b === OPEN_OBJECT) {
-          i = memberValueStart(bytes, i, end);
-          if (i < 0) return false;
-        }
-        continue;
+        i = scalarEnd(bytes, i, end);
+        if (i < 0) return false;
       }
-    } else {
-      i = scalarEnd(bytes, i, end);
-      if (i < 0) return false;
     }
+    afterValue = false;
     // after a complete value: close containers, or move on to the next element
     for (;;) {
       i = skipSpace(bytes, i, end);

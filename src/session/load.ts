@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, statSync } from "node:fs";
 import { BodyReader, readMessagePrefix } from "./bodies.js";
-import { isWellFormedJson } from "./json-syntax.js";
+import { finishesJsonObjects } from "./json-syntax.js";
 import { decodeRange, forEachBufferLine, forEachDescriptorLine, isUtf8Range, type RawLine } from "./jsonl.js";
 import { TreeIndex } from "./tree.js";
 import { isKnownEntryType, validateEntry, validateHeader } from "./validate.js";
@@ -179,7 +179,7 @@ class SessionReader {
     const prefix = readMessagePrefix(line.buffer, line.start, line.end, this.lastDeferredId);
     if (!prefix) return false;
     // a line that is not JSON goes on to the full parse, which reports and skips it
-    if (this.bodies === "checked" && !isWellFormedJson(line.buffer, line.start, line.end)) return false;
+    if (this.bodies === "checked" && !finishesJsonObjects(line.buffer, prefix.bodyAt, line.end, 2)) return false;
     if (!this.into!.addDeferred("message", prefix.id, prefix.parentId, prefix.role, line.lineNo, line.offset, line.end - line.start)) {
       this.duplicate(prefix.id, line.lineNo);
       return true;
