@@ -5,18 +5,7 @@
  * so two bench runs measure the same bytes. Files go to a temp dir, never into the repo.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
-
-/** mulberry32: small, fast, good enough for shaping test data */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../src/util/seeded-random.js";
 
 const WORDS = (
   "the a session entry tree leaf branch compaction summary token budget parser buffer stream " +
@@ -80,7 +69,7 @@ function fileWriter(path: string): Writer {
 
 /** Writes a synthetic session to `path`. */
 export function generateSession(path: string, options: GenerateOptions): GeneratedSession {
-  const random = rng(options.seed ?? 7);
+  const random = seededRandom(options.seed ?? 7);
   const compactEvery = options.compactEvery ?? 5000;
   const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];

@@ -14,21 +14,10 @@ import { SessionManager } from "../src/session/manager.js";
 import { TreeIndex } from "../src/session/tree.js";
 import type { SessionContext, SessionEntry } from "../src/session/types.js";
 import { assistantMsg, entry, T0, tempDir, userEntry, userMsg } from "./helpers/session-builders.js";
+import { seededRandom } from "../src/util/seeded-random.js";
 
 const { dir: DIR, cleanup } = tempDir();
 after(cleanup);
-
-/** mulberry32: a seeded generator, so a failing run can be replayed */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const toolResult = (text: string, toolName = "bash"): ToolResultMessage => ({
   role: "toolResult",
@@ -55,7 +44,7 @@ class Driver {
     readonly session: SessionManager,
     seed: number,
   ) {
-    this.random = rng(seed);
+    this.random = seededRandom(seed);
   }
 
   private int(n: number): number {

@@ -19,6 +19,7 @@ import { toJsonl } from "../src/session/storage.js";
 import { flattenTree } from "../src/session/tree.js";
 import type { FileEntry, SessionContext, SessionEntry } from "../src/session/types.js";
 import { tempDir } from "./helpers/session-builders.js";
+import { seededRandom } from "../src/util/seeded-random.js";
 
 // ------------------------------------------------------------------ the reference, loosely typed
 
@@ -78,21 +79,10 @@ after(cleanup);
 
 // ------------------------------------------------------------------ seeded randomness
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 class Rand {
   readonly next: () => number;
   constructor(seed: number) {
-    this.next = mulberry32(seed);
+    this.next = seededRandom(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { readMessagePrefix } from "../src/session/bodies.js";
 import { finishesJsonObjects, isWellFormedJson } from "../src/session/json-syntax.js";
+import { seededRandom } from "../src/util/seeded-random.js";
 
 function parses(text: string): boolean {
   try {
@@ -20,18 +21,6 @@ function parses(text: string): boolean {
 function agrees(text: string): void {
   const bytes = Buffer.from(text, "utf8");
   assert.equal(isWellFormedJson(bytes), parses(text), `disagrees with JSON.parse on ${JSON.stringify(text)}`);
-}
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const PIECES = ["a", "é", "\u2028", "🌳", '"', "\\", "\n", "\t", "\u0001", "\u001f", " ", "{", "}", "[", "]", ",", ":", "0", "-", "e", "\\u00e9"];
@@ -97,7 +86,7 @@ describe("isWellFormedJson", () => {
   });
 
   it("agrees with JSON.parse on random documents and random damage to them", () => {
-    const next = rng(20261130);
+    const next = seededRandom(20261130);
     for (let round = 0; round < 4000; round++) {
       const text = JSON.stringify(randomValue(next, 0));
       agrees(text);
@@ -123,7 +112,7 @@ describe("isWellFormedJson", () => {
   });
 
   it("finishing a message line after its prefix agrees with checking the whole line", () => {
-    const next = rng(7);
+    const next = seededRandom(7);
     let compared = 0;
     for (let round = 0; round < 3000; round++) {
       const entry = {

@@ -8,17 +8,7 @@ import type { AssistantMessage, ToolCall, Usage } from "../../src/messages/types
 import type { SessionManager } from "../../src/session/manager.js";
 import type { ToolOutcome, Workspace } from "./workspace.js";
 
-/** A seeded generator (mulberry32): the same script gives the same text and timings every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "../../src/util/seeded-random.js";
 
 /** The session's wall clock, advanced by the script (the store stamps entries with Date). */
 export class ScriptClock {
