@@ -42,6 +42,7 @@ import { branchBefore, navigateWithHooks, type TreeMoveOptions } from "./session
 import { type PruneStep, pruneStep } from "./session-prune.js";
 import type { AgentSessionOptions } from "./session-options.js";
 import { appendAgentMessage } from "./persist.js";
+import { errorText } from "../util/error-text.js";
 
 export type { AgentSessionOptions } from "./session-options.js";
 
@@ -105,7 +106,7 @@ export class AgentSession {
     });
     this.agent.subscribe((event) => this.onAgentEvent(event));
     this.hooks.setErrorHandler(({ event, index, error }) =>
-      this.emit({ type: "hook_error", event, index, error: error instanceof Error ? error.message : String(error) }),
+      this.emit({ type: "hook_error", event, index, error: errorText(error) }),
     );
   }
 

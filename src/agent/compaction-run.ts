@@ -25,6 +25,7 @@ import type {
 import type { HookRunner } from "./hooks.js";
 import { estimateMessagesTokens } from "./overflow.js";
 import { planSummarizerRetry, SleepAbortedError, sleep } from "./retry.js";
+import { errorText } from "../util/error-text.js";
 
 export type CompactionErrorCode = "already-compacted" | "nothing-to-compact" | "cancelled" | "invalid-hook-result" | "failed";
 
@@ -63,7 +64,6 @@ export interface CompactionOutcome {
   fromExtension: boolean;
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 const cancelled = () => new CompactionError("cancelled", "Compaction cancelled");
 
 /** Throws a clear error when a hook's compaction could not be stored as it is. */

@@ -26,6 +26,7 @@ import { estimateTextTokens, outputBudget, promptBudget, summarizeConversation }
 import { computeFileLists, formatFileOperations, stripFileOperations } from "./file-ops.js";
 import type { CompactionPreparation } from "./prepare.js";
 import { summaryTokenBudgets } from "./settings.js";
+import { errorText } from "../util/error-text.js";
 
 export type CompactionDetails = FileLists;
 
@@ -65,7 +66,6 @@ export function serializeParts(messages: readonly AgentMessage[], maxToolResultC
   return parts;
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * A summarizer failure as the caller sees it: the user's cancellation stays one, anything else

@@ -12,6 +12,7 @@ import { createConcurrencyGate, DEFAULT_LIMITS } from "./limits.js";
 import { levelFor, type LogSink, logLine, oneLineReason, type RequestLog, stdoutSink } from "./logging.js";
 import type { RemoteRequestBody } from "../summarizer/remote.js";
 import { SummarizationAbortedError, type SummarizeRequest, type Summarizer } from "../summarizer/types.js";
+import { errorText } from "../util/error-text.js";
 
 export interface ServerOptions {
   summarizer: Summarizer;
@@ -208,7 +209,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         logRequest(request, 499, Math.round(reply.elapsedTime));
         return fail(reply, 499, "client closed the connection");
       }
-      const reason = oneLineReason(error instanceof Error ? error.message : String(error));
+      const reason = oneLineReason(errorText(error));
       info.error = reason;
       if (error instanceof SummarizationAbortedError) return fail(reply, 503, `summarization was cancelled: ${reason}`);
       return fail(reply, 502, `the summarizer failed: ${reason}`);

@@ -10,6 +10,7 @@ import { decodeRange, forEachBufferLine, forEachDescriptorLine, isUtf8Range, typ
 import { TreeIndex } from "./tree.js";
 import { isKnownEntryType, validateEntry, validateHeader } from "./validate.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.js";
+import { errorText } from "../util/error-text.js";
 
 export type LoadIssueKind =
   | "malformed-json"
@@ -56,7 +57,7 @@ export interface LoadedSession {
 const MAX_REASON = 120;
 
 function jsonReason(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorText(error);
   return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
 }
 

@@ -34,6 +34,7 @@ import {
 import { openForReading, openWithStableIds } from "../open-session.js";
 import { clip, entryPreview } from "../preview.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
+import { errorText } from "../../util/error-text.js";
 
 export interface CheckoutOptions {
   summarize?: boolean;
@@ -257,7 +258,7 @@ async function previewWindow(options: CommandOptions): Promise<number> {
   try {
     return (await summarizerFromOptions(options, () => {})).contextWindow;
   } catch (error) {
-    warn(`${error instanceof Error ? error.message : String(error)}; the budget assumes a 128,000-token window`);
+    warn(`${errorText(error)}; the budget assumes a 128,000-token window`);
     return 0;
   }
 }
