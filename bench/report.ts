@@ -242,6 +242,14 @@ export function fileTable(run: FileRun): Table {
     const at = rows.findIndex((row) => row[0] === OP_LABELS[op]);
     if (bf !== undefined && rf !== undefined && at >= 0) rows.splice(at + 1, 0, [label, formatMs(bf), formatMs(rf), times(rf / bf)]);
   }
+  // how far below a full parse the default open gets (issue 7 asks for it on the 1M files)
+  const open = run.bonsai.ops.open;
+  const fullParse = run.bonsai.ops.fullParse;
+  if (open?.status === "ok" && open.median && fullParse?.status === "ok" && fullParse.median) {
+    const at = rows.findIndex((row) => row[0] === OP_LABELS.open);
+    const row = ["  open vs bonsai's own full parse", `${((100 * open.median) / fullParse.median).toFixed(0)}% of it`, "", ""];
+    if (at >= 0) rows.splice(at + 1, 0, row);
+  }
   const t = run.trusted;
   const topen = t?.ops.open;
   const ropen = run.reference.ops.open;
