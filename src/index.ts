@@ -224,7 +224,8 @@ export {
   type StoreLocation,
 } from "./storage/location.js";
 export { openSessionAt, listSessionsAt, readLinesAt } from "./storage/open.js";
-export { copySession, type CopyOptions, type CopyResult } from "./storage/copy.js";
+export { copySession, type CopiedArchive, type CopyOptions, type CopyResult } from "./storage/copy.js";
+export { archiveLocation, readArchiveAt } from "./storage/archive.js";
 export {
   StoreVersionError,
   type SessionBackend,
@@ -233,4 +234,5 @@ export {
   type OpenedSession,
   type OpenSessionOptions,
   type StoredLines,
+  type PrunedArchive,
 } from "./storage/types.js";

@@ -10,9 +10,13 @@ import type { ImageContent, TextContent, ToolResultMessage } from "../messages/t
 import { contextFromPath } from "../session/context.js";
 import type { SessionManager } from "../session/manager.js";
 import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import { prunedArchivePath } from "../storage/archive.js";
 import type { PrunedArchive } from "../storage/types.js";
 import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "./prune.js";
 import { estimateTokens } from "./tokens.js";
+
+// the sidecar's name belongs to the storage layer, which copies archives between stores
+export { prunedArchivePath };
 
 export interface PrunedRecord {
   entryId: string;
@@ -24,10 +28,6 @@ export interface PrunedRecord {
   tokens: number;
   /** the original content */
   content: (TextContent | ImageContent)[];
-}
-
-export function prunedArchivePath(sessionFile: string): string {
-  return `${sessionFile}.pruned.jsonl`;
 }
 
 /** Appends records in one write and syncs; a torn last line from a crash is closed off first. */

@@ -29,7 +29,8 @@ type Op =
   | { kind: "append"; firstSeq: number; lines: readonly string[]; meta: Meta }
   | { kind: "rewrite"; lines: readonly string[]; meta: Meta }
   | { kind: "backup"; backupId: string; lines: readonly string[] }
-  | { kind: "archive"; firstSeq: number; lines: readonly string[] };
+  | { kind: "archive"; firstSeq: number; lines: readonly string[] }
+  | { kind: "archive-replace"; lines: readonly string[] };
 
 /** Sessions with writes still queued, reported if the process exits before they are written. */
 const pending = new Set<PostgresBackend>();
@@ -76,6 +77,7 @@ export class PostgresBackend implements SessionBackend {
     this.archive = {
       location: `${this.location} (table bonsai.pruned)`,
       append: (lines) => this.appendArchive(lines),
+      replace: (lines) => this.replaceArchive(lines),
       lines: () => [...this.archived],
     };
     installExitHook();
@@ -173,6 +175,14 @@ export class PostgresBackend implements SessionBackend {
     this.kick();
   }
 
+  private replaceArchive(lines: readonly string[]): void {
+    this.writable();
+    checkStorableLines(lines, this.location);
+    this.queue.push({ kind: "archive-replace", lines });
+    this.archived = [...lines];
+    this.kick();
+  }
+
   /** Copies the session as it will be after everything queued so far, under `<id>.bak-<time>`. */
   backup(): string {
     this.writable();
@@ -244,6 +254,9 @@ export class PostgresBackend implements SessionBackend {
             "INSERT INTO bonsai.pruned (session_id, seq, line) SELECT $1, s, l FROM unnest($2::bigint[], $3::text[]) AS t(s, l)",
             [this.id, op.lines.map((_, i) => op.firstSeq + i), op.lines],
           );
+          this.queue.shift();
+        } else if (op.kind === "archive-replace") {
+          await this.writeArchiveReplace(op.lines);
           this.queue.shift();
         } else {
           const batch = this.takeAppendBatch();
@@ -319,6 +332,24 @@ export class PostgresBackend implements SessionBackend {
       }
       if (op.lines.length === 0) await this.client!.query("DELETE FROM bonsai.sessions WHERE id = $1", [this.id]);
       else await this.client!.query(UPSERT_SESSION, [this.id, ...metaParams(op.meta)]);
+      await this.client!.query("COMMIT");
+    } catch (error) {
+      await this.client!.query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+  }
+
+  private async writeArchiveReplace(lines: readonly string[]): Promise<void> {
+    await this.client!.query("BEGIN");
+    try {
+      await this.client!.query("DELETE FROM bonsai.pruned WHERE session_id = $1", [this.id]);
+      for (let start = 0; start < lines.length; start += BATCH_LINES) {
+        const batch = lines.slice(start, start + BATCH_LINES);
+        await this.client!.query(
+          "INSERT INTO bonsai.pruned (session_id, seq, line) SELECT $1, s, l FROM unnest($2::bigint[], $3::text[]) AS t(s, l)",
+          [this.id, batch.map((_, i) => start + i), batch],
+        );
+      }
       await this.client!.query("COMMIT");
     } catch (error) {
       await this.client!.query("ROLLBACK").catch(() => {});

@@ -273,6 +273,7 @@ class SqliteBackend implements SessionBackend {
     this.archive = {
       location: `${location} (table pruned)`,
       append: (lines) => this.appendArchive(lines),
+      replace: (lines) => this.replaceArchive(lines),
       lines: () => db.prepare("SELECT line FROM pruned WHERE session_id = ? ORDER BY seq").pluck().all(this.id) as string[],
     };
     this.acquire();
@@ -378,6 +379,19 @@ class SqliteBackend implements SessionBackend {
         const last = this.db.prepare("SELECT max(seq) FROM pruned WHERE session_id = ?").pluck().get(this.id) as number | null;
         const insert = this.db.prepare("INSERT INTO pruned (session_id, seq, line) VALUES (?, ?, ?)");
         for (let i = 0; i < lines.length; i++) insert.run(this.id, (last ?? -1) + 1 + i, lines[i]);
+      })
+      .immediate();
+  }
+
+  private replaceArchive(lines: readonly string[]): void {
+    this.writable();
+    checkStorableLines(lines, this.location);
+    this.db
+      .transaction(() => {
+        this.fence();
+        this.db.prepare("DELETE FROM pruned WHERE session_id = ?").run(this.id);
+        const insert = this.db.prepare("INSERT INTO pruned (session_id, seq, line) VALUES (?, ?, ?)");
+        for (let i = 0; i < lines.length; i++) insert.run(this.id, i, lines[i]);
       })
       .immediate();
   }

@@ -83,6 +83,11 @@ export interface PrunedArchive {
   /** printable: where the lines are */
   readonly location: string;
   append(lines: readonly string[]): void;
+  /**
+   * Replaces every line at once, in one transaction (no lines: the session has no archive), when
+   * a copy puts a session and its archive in place of another. Ordered like append.
+   */
+  replace(lines: readonly string[]): void;
   /** every line, oldest first */
   lines(): string[];
 }

@@ -1,4 +1,7 @@
-/** `bonsai copy FROM TO`: a session from one store to another, line for line, checked after writing. */
+/**
+ * `bonsai copy FROM TO`: a session from one store to another, line for line, checked after
+ * writing, with its archive of pruned tool output so pruned results stay restorable in the copy.
+ */
 import type { Command } from "commander";
 import { copySession } from "../../storage/copy.js";
 import { colors, formatBytes, formatCount, print, printJson, runAction, warn } from "../output.js";
@@ -6,16 +9,27 @@ import { colors, formatBytes, formatCount, print, printJson, runAction, warn } f
 export function register(program: Command): void {
   program
     .command("copy")
-    .description("copy a session between stores (files, sqlite:PATH#ID, postgres://…#ID), exactly")
+    .description(
+      "copy a session between stores (files, sqlite:PATH#ID, postgres://…#ID), exactly, with its archive of pruned tool output",
+    )
     .argument("<from>", "the session: a file, sqlite:PATH#ID or postgres://…#ID")
     .argument("<to>", "where to: a file or directory, sqlite:PATH[#ID] or postgres://…[#ID] (default id: the session's own)")
-    .option("--force", "replace a session that already exists at the target")
-    .option("--json", "print stable JSON: {from, to, sessionId, lines, bytes, skippedTornTail?}")
+    .option("--force", "replace a session, and its archive of pruned tool output, that already exists at the target")
+    .option(
+      "--json",
+      "print stable JSON: {from, to, sessionId, lines, bytes, skippedTornTail?, archive?: {from, to, lines, bytes, skippedTornTail?}, replacedArchive?: {location, lines}}",
+    )
     .action(
       runAction(async (from: string, to: string, options: { force?: boolean; json?: boolean }) => {
         const result = await copySession(from, to, { overwrite: options.force === true });
         if (result.skippedTornTail) {
           warn(`${result.from}:${result.skippedTornTail.line}: incomplete last line (an interrupted write) not copied`);
+        }
+        if (result.archive?.skippedTornTail) {
+          warn(`${result.archive.from}:${result.archive.skippedTornTail.line}: incomplete last line (an interrupted append) not copied`);
+        }
+        if (result.replacedArchive) {
+          warn(`${result.replacedArchive.location}: replaced the archive of pruned tool output that was there (${formatCount(result.replacedArchive.lines)} lines)`);
         }
         if (options.json) {
           printJson(result);
@@ -23,6 +37,11 @@ export function register(program: Command): void {
         }
         const c = colors();
         print(`copied ${c.cyan(result.from)} -> ${c.cyan(result.to)} (${formatCount(result.lines)} lines, ${formatBytes(result.bytes)}, verified)`);
+        if (result.archive) {
+          print(
+            `with its pruned originals: ${c.cyan(result.archive.from)} -> ${c.cyan(result.archive.to)} (${formatCount(result.archive.lines)} lines, ${formatBytes(result.archive.bytes)}, verified)`,
+          );
+        }
       }),
     );
 }
