@@ -213,10 +213,13 @@ export class ChatApp {
     }
   }
 
-  /** Sends what was queued while busy, in the order typed, until something makes the session busy again. */
+  /**
+   * Runs what was queued while busy, in the order typed (the lines typed in a row as one message,
+   * commands on their own), until something makes the session busy again.
+   */
   private drainQueue(): void {
     while (!this.busy && !this.quitting && !this.tree.isOpen() && this.queue.size > 0) {
-      const step = this.queue.shift()!;
+      const step = this.queue.takeNext()!;
       this.execute(step.kind === "message" ? { kind: "message", text: step.text } : step.input);
     }
     this.refreshStatus();
