@@ -5,8 +5,12 @@ import {
   assistantText,
   assistantTrailer,
   messageBlocks,
+  streamingView,
   SUMMARY_PREVIEW_LINES,
   summaryBlock,
+  THINKING_LIVE_LINES,
+  thinkingLine,
+  thinkingText,
   toolCallLine,
   toolResultLine,
   withoutBranchPreamble,
@@ -44,6 +48,7 @@ test("an answer: its text, its tool calls, and why it stopped when it did not fi
   };
   assert.equal(assistantText(answer), "I'll write it.");
   assert.deepEqual(messageBlocks(answer), [
+    { style: "thinking", text: "thinking: hmm (1 line)" },
     { style: "assistant", text: "I'll write it." },
     { style: "toolCall", text: "→ write x.txt (1 line)" },
   ]);
@@ -82,4 +87,47 @@ test("summaries: a heading and the first non-blank lines; the branch preamble is
   assert.equal(withoutBranchPreamble("## Goal\nno preamble"), "## Goal\nno preamble");
   const [branch] = messageBlocks({ role: "branchSummary", summary: stored, fromId: "a", timestamp: T0 });
   assert.equal(branch.text, "[branch summary] what happened on the branch left behind:\n  ## Goal\n  Plan B");
+});
+
+const thoughts = Array.from({ length: 10 }, (_, i) => `step ${i + 1}: check the next file`);
+
+test("thinking collapses to one line: its first words and how many lines it ran", () => {
+  assert.equal(thinkingLine(""), undefined);
+  assert.equal(thinkingLine("  \n \n"), undefined);
+  assert.equal(thinkingLine("Short thought."), "thinking: Short thought. (1 line)");
+  assert.equal(thinkingLine("First line\n\nsecond line"), "thinking: First line… (2 lines)");
+  const long = "The user wants a parser for the config format, so I should look at how the loader reads it first.";
+  const line = thinkingLine(long)!;
+  assert.match(line, /^thinking: The user wants a parser for the config format, so I should… \(1 line\)$/);
+  assert.equal(thinkingLine(thoughts.join("\n")), "thinking: step 1: check the next file… (10 lines)");
+  assert.equal(thinkingLine("x".repeat(200)), `thinking: ${"x".repeat(60)}… (1 line)`);
+});
+
+test("redacted and empty thinking show nothing; several blocks read as one", () => {
+  const msg = (content: AssistantMessage["content"]): AssistantMessage => ({ ...assistantMsg(""), content });
+  const redacted = { type: "thinking" as const, thinking: "[Reasoning redacted]", thinkingSignature: "opaque", redacted: true };
+  assert.equal(thinkingText(msg([redacted, { type: "thinking", thinking: "   " }])), "");
+  assert.deepEqual(messageBlocks(msg([redacted, { type: "text", text: "Answer." }])), [{ style: "assistant", text: "Answer." }]);
+  assert.deepEqual(streamingView(msg([redacted])), { thinking: undefined, text: "" });
+  assert.equal(thinkingText(msg([{ type: "thinking", thinking: "one\n" }, { type: "text", text: "t" }, { type: "thinking", thinking: "two" }])), "one\ntwo");
+});
+
+test("while it streams: the tail of the thinking until the answer starts, then the collapsed line", () => {
+  const partial = (content: AssistantMessage["content"]): AssistantMessage => ({ ...assistantMsg(""), content });
+  const thinking = { type: "thinking" as const, thinking: thoughts.join("\n") };
+  const live = streamingView(partial([thinking]));
+  assert.equal(live.text, "");
+  assert.equal(live.thinking?.style, "thinking");
+  assert.deepEqual(live.thinking?.text.split("\n"), thoughts.slice(-THINKING_LIVE_LINES));
+
+  const answering = streamingView(partial([thinking, { type: "text", text: "Found it" }]));
+  assert.deepEqual(answering, { thinking: { style: "thinking", text: "thinking: step 1: check the next file… (10 lines)" }, text: "Found it" });
+  // A tool call after the thinking also means the thinking is over.
+  const calling = streamingView(partial([thinking, { type: "toolCall", id: "c", name: "read", arguments: {} }]));
+  assert.equal(calling.thinking?.text, "thinking: step 1: check the next file… (10 lines)");
+  // An answer that ended while thinking (stopped, cut) keeps only the line.
+  assert.equal(streamingView(partial([thinking]), true).thinking?.text, "thinking: step 1: check the next file… (10 lines)");
+  assert.deepEqual(streamingView(partial([{ type: "text", text: "plain" }])), { thinking: undefined, text: "plain" });
+  // The trailer after a streamed answer repeats neither its thinking nor its text.
+  assert.deepEqual(assistantTrailer(partial([thinking, { type: "text", text: "x" }])), []);
 });

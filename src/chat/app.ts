@@ -5,7 +5,9 @@
  *
  * Layout, top to bottom: the transcript, a status line (spinner while the model answers or a
  * compaction or branch summary runs), what is queued, the editor (or the /tree selector), the
- * footer. Escape stops whatever runs; text typed meanwhile is queued and sent afterwards.
+ * footer. Escape stops whatever runs; text typed meanwhile is queued and sent afterwards (the
+ * lines typed in a row as one message). While the model thinks, the last lines of its thinking
+ * show above the answer; once the answer comes they collapse to one line.
  */
 import { homedir } from "node:os";
 import {
@@ -33,10 +35,11 @@ import { type BusyReason, InputQueue, queueNotice, runsWhileBusy } from "./queue
 import { sessionInfoLines } from "./session-info.js";
 import { style, ui, editorTheme, markdownTheme } from "./theme.js";
 import {
-  assistantText,
   assistantTrailer,
   type DisplayBlock,
   messageBlocks,
+  streamingView,
+  THINKING_LIVE_LINES,
   toolResultLine,
 } from "./transcript.js";
 import { TreeFlow } from "./tree-flow.js";
@@ -63,6 +66,29 @@ class Line implements Component {
   invalidate(): void {}
 }
 
+/** The last rows of a text as wrapped at the width: thinking in progress, however long its lines. */
+class Tail implements Component {
+  private readonly inner = new Text("", 1, 0);
+  constructor(private readonly maxRows: number) {}
+  setText(text: string): void {
+    this.inner.setText(text);
+  }
+  render(width: number): string[] {
+    return this.inner.render(width).slice(-this.maxRows);
+  }
+  invalidate(): void {
+    this.inner.invalidate();
+  }
+}
+
+/** The answer being streamed: its thinking above its text, each set only when it changed. */
+interface Streaming {
+  thinking: Tail;
+  thinkingShown: string;
+  component: Markdown;
+  text: string;
+}
+
 export class ChatApp {
   readonly tui: TUI;
   private readonly session: AgentSession;
@@ -73,7 +99,7 @@ export class ChatApp {
   private readonly queue = new InputQueue();
   private readonly tree: TreeFlow;
   private loader: Loader | undefined;
-  private streaming: { component: Markdown; text: string } | undefined;
+  private streaming: Streaming | undefined;
   private busy: BusyReason | undefined;
   private autoCompaction: "threshold" | "overflow" | undefined;
   private modelRecorded = false;
@@ -350,7 +376,8 @@ export class ChatApp {
       case "message_start": {
         const message = event.message as AgentMessage;
         if (message.role === "assistant") {
-          this.streaming = { component: new Markdown("", 1, 0, markdownTheme), text: "" };
+          this.streaming = { thinking: new Tail(THINKING_LIVE_LINES), thinkingShown: "", component: new Markdown("", 1, 0, markdownTheme), text: "" };
+          this.transcript.addChild(this.streaming.thinking);
           this.transcript.addChild(this.streaming.component);
         } else if (message.role === "user" || message.role === "custom") {
           this.add(messageBlocks(message));
@@ -358,26 +385,21 @@ export class ChatApp {
         break;
       }
       case "message_update":
-        if ((event.message as AgentMessage).role === "assistant" && this.streaming) {
-          const text = assistantText(event.message as AssistantMessage);
-          if (text !== this.streaming.text) {
-            this.streaming.text = text;
-            this.streaming.component.setText(text);
-          }
-        }
+        if ((event.message as AgentMessage).role === "assistant" && this.streaming) this.showStreaming(event.message as AssistantMessage);
         break;
       case "message_end": {
         const message = event.message as AgentMessage;
         if (message.role !== "assistant") break;
-        const text = assistantText(message);
         if (this.streaming) {
-          if (text) this.streaming.component.setText(text);
-          else this.transcript.removeChild(this.streaming.component);
+          // The whole message as the transcript keeps it: thinking collapsed to its line.
+          const shown = this.showStreaming(message, true);
+          if (!shown.thinking) this.transcript.removeChild(this.streaming.thinking);
+          if (!shown.text) this.transcript.removeChild(this.streaming.component);
           this.streaming = undefined;
-        } else if (text) {
-          this.transcript.addChild(new Markdown(text, 1, 0, markdownTheme));
+          this.add(assistantTrailer(message));
+        } else {
+          this.add(messageBlocks(message));
         }
-        this.add(assistantTrailer(message));
         break;
       }
       case "tool_execution_end": {
@@ -407,8 +429,28 @@ export class ChatApp {
 
   // ---------------------------------------------------------------- transcript
 
+  /** Updates the streamed answer's thinking and text; `ended` collapses the thinking to its line. */
+  private showStreaming(message: AssistantMessage, ended = false): { thinking: string; text: string } {
+    const streaming = this.streaming!;
+    const view = streamingView(message, ended);
+    const thinking = view.thinking ? style.thinking(view.thinking.text) : "";
+    if (thinking !== streaming.thinkingShown) {
+      streaming.thinkingShown = thinking;
+      streaming.thinking.setText(thinking);
+    }
+    if (view.text !== streaming.text) {
+      streaming.text = view.text;
+      streaming.component.setText(view.text);
+    }
+    return { thinking, text: view.text };
+  }
+
   private add(blocks: readonly DisplayBlock[]): void {
     for (const block of blocks) {
+      if (block.style === "assistant") {
+        this.transcript.addChild(new Markdown(block.text, 1, 0, markdownTheme));
+        continue;
+      }
       const text = block.style === "user" ? `› ${block.text}` : block.text;
       this.transcript.addChild(new Text(style[block.style](text), 1, block.style === "user" ? 1 : 0));
     }
@@ -422,12 +464,7 @@ export class ChatApp {
     const messages = this.session.messages;
     const skipped = Math.max(0, messages.length - MAX_REDRAWN_MESSAGES);
     if (skipped > 0) this.add([{ style: "notice", text: `… ${skipped} earlier messages (bonsai context shows them)` }]);
-    for (const message of messages.slice(skipped)) {
-      for (const block of messageBlocks(message)) {
-        if (block.style === "assistant") this.transcript.addChild(new Markdown(block.text, 1, 0, markdownTheme));
-        else this.add([block]);
-      }
-    }
+    for (const message of messages.slice(skipped)) this.add(messageBlocks(message));
     this.tui.requestRender(true);
   }
 

@@ -1,10 +1,11 @@
 /**
- * How messages look in `bonsai chat`: each message becomes a few display blocks (text, a tool
- * call on one line, a one-line result, a summary box). Pure; the app turns blocks into
- * components and colors them by style.
+ * How messages look in `bonsai chat`: each message becomes a few display blocks (thinking
+ * collapsed to one line, text, a tool call on one line, a one-line result, a summary box), and an
+ * answer still streaming becomes the tail of its thinking, then its text. Pure; the app turns
+ * blocks into components and colors them by style.
  */
 import { clip, contentText, formatToolCall } from "../cli/preview.js";
-import type { AgentMessage, AssistantMessage, TextContent } from "../messages/types.js";
+import type { AgentMessage, AssistantMessage, TextContent, ThinkingContent } from "../messages/types.js";
 import { BRANCH_SUMMARY_PREAMBLE } from "../prompts/branch.js";
 import { formatTokens } from "./footer.js";
 
@@ -29,6 +30,12 @@ export interface DisplayBlock {
 
 /** Lines of a summary shown under its heading; the rest is in the session file. */
 export const SUMMARY_PREVIEW_LINES = 6;
+
+/** Lines of thinking shown while the model thinks: enough to see it work, too few to flood the screen. */
+export const THINKING_LIVE_LINES = 6;
+
+/** How much of the thinking's start the collapsed line quotes. */
+const THINKING_QUOTE_CHARS = 60;
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
@@ -68,6 +75,8 @@ export function toolResultLine(output: string, isError: boolean): string {
 function assistantBlocks(message: AssistantMessage, withText = true): DisplayBlock[] {
   const blocks: DisplayBlock[] = [];
   if (withText) {
+    const thinking = thinkingLine(thinkingText(message));
+    if (thinking) blocks.push({ style: "thinking", text: thinking });
     const text = assistantText(message);
     if (text) blocks.push({ style: "assistant", text });
   }
@@ -87,6 +96,58 @@ export function assistantText(message: Pick<AssistantMessage, "content">): strin
     .map((b) => b.text)
     .join("\n")
     .trim();
+}
+
+/**
+ * What the model thought, its thinking blocks joined. Redacted thinking (an opaque payload the
+ * provider keeps to itself, with placeholder text) and empty blocks count as none.
+ */
+export function thinkingText(message: Pick<AssistantMessage, "content">): string {
+  return message.content
+    .filter((b): b is ThinkingContent => b.type === "thinking" && !(b as { redacted?: boolean }).redacted && b.thinking.trim() !== "")
+    .map((b) => b.thinking.trim())
+    .join("\n");
+}
+
+const nonBlankLines = (text: string): string[] => text.split("\n").filter((line) => line.trim() !== "");
+
+/**
+ * Thinking once the answer is there: `thinking: <first words>… (N lines)`, so it stays visible
+ * that (and how long) the model thought without its chain of thought taking the screen.
+ */
+export function thinkingLine(thinking: string): string | undefined {
+  const lines = nonBlankLines(thinking);
+  if (lines.length === 0) return undefined;
+  const words = lines[0].trim().split(/\s+/);
+  let quote = "";
+  for (const word of words) {
+    if (quote && quote.length + 1 + word.length > THINKING_QUOTE_CHARS) break;
+    quote = quote ? `${quote} ${word}` : word;
+  }
+  if (quote.length > THINKING_QUOTE_CHARS) quote = quote.slice(0, THINKING_QUOTE_CHARS);
+  const more = quote.length < lines[0].trim().replace(/\s+/g, " ").length || lines.length > 1 ? "…" : "";
+  return `thinking: ${quote}${more} (${lines.length} ${lines.length === 1 ? "line" : "lines"})`;
+}
+
+/** The last lines of thinking in progress (the app also cuts them to as many screen rows). */
+export function thinkingTail(thinking: string, maxLines = THINKING_LIVE_LINES): string {
+  return nonBlankLines(thinking).slice(-maxLines).join("\n");
+}
+
+/**
+ * An answer while it streams: while the model is still thinking (nothing after its last thinking
+ * block yet), the tail of that thinking; once text or a tool call follows, or the message has
+ * `ended`, the collapsed line. `text` is the answer's text so far.
+ */
+export function streamingView(
+  partial: Pick<AssistantMessage, "content">,
+  ended = false,
+): { thinking: DisplayBlock | undefined; text: string } {
+  const thinking = thinkingText(partial);
+  const text = assistantText(partial);
+  if (!thinking) return { thinking: undefined, text };
+  if (!ended && partial.content.at(-1)?.type === "thinking") return { thinking: { style: "thinking", text: thinkingTail(thinking) }, text };
+  return { thinking: { style: "thinking", text: thinkingLine(thinking)! }, text };
 }
 
 /** A stored branch summary without the preamble that tells the model it describes a detour. */
@@ -140,7 +201,7 @@ export function messageBlocks(message: AgentMessage): DisplayBlock[] {
   }
 }
 
-/** The tool-call and status lines that follow a streamed answer (its text is already on screen). */
+/** The tool-call and status lines that follow a streamed answer (its thinking and text are already on screen). */
 export function assistantTrailer(message: AssistantMessage): DisplayBlock[] {
   return assistantBlocks(message, false);
 }

@@ -2,7 +2,9 @@
  * A scripted OpenAI-compatible chat-completions server on 127.0.0.1: each POST is answered by
  * the test's `respond` function, either as an SSE stream of `chat.completion.chunk`s (with a
  * final usage chunk), optionally carrying tool calls, or as an HTTP error with an OpenAI-style
- * JSON body. `delayMs` holds the answer back (slow models, Escape while waiting).
+ * JSON body. `delayMs` holds the answer back (slow models, Escape while waiting); `thinking` streams
+ * reasoning (`reasoning_content` deltas, one per line) before the text, and `afterThinking` holds
+ * the rest of the answer until the test resolves it (a model caught thinking).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,6 +30,8 @@ export type ScriptedReply =
       finishReason?: string;
       toolCalls?: ScriptedToolCall[];
       delayMs?: number;
+      thinking?: string;
+      afterThinking?: Promise<void>;
     }
   | { status: number; message: string; headers?: Record<string, string>; delayMs?: number };
 
@@ -84,8 +88,15 @@ export async function startScriptedServer(respond: (request: ChatRequest, index:
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const calls = reply.toolCalls ?? [];
+    const thinking = (reply.thinking ?? "").split(/(?<=\n)/).filter((part) => part !== "");
+    for (const event of [chunk({ role: "assistant", content: "" }), ...thinking.map((part) => chunk({ reasoning_content: part }))]) {
+      res.write(`data: ${JSON.stringify(event)}\n\n`);
+    }
+    if (reply.afterThinking) {
+      await reply.afterThinking;
+      if (res.destroyed || req.socket.destroyed) return;
+    }
     const events = [
-      chunk({ role: "assistant", content: "" }),
       ...(reply.text ? [chunk({ content: reply.text })] : []),
       ...calls.map((call, index) =>
         chunk({
