@@ -58,13 +58,14 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
   fsyncDirectory(dir);
 }
 
-function fsyncDirectory(dir: string): void {
+/** Makes a rename or unlink in `dir` durable, where the filesystem allows fsync on a directory. */
+export function fsyncDirectory(dir: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(dir, "r");
     fsyncSync(fd);
   } catch {
-    // Some filesystems refuse fsync on directories; the rename itself has happened.
+    // Some filesystems refuse fsync on directories; the rename or unlink itself has happened.
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

@@ -7,10 +7,10 @@
  * compaction/prune-archive.ts appends and reads records through a session; here the archive is
  * read without the writer lease, and replaced whole at a copy's target under its lease.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SessionFileError } from "../session/load.js";
-import { writeFileAtomic } from "../session/storage.js";
+import { fsyncDirectory, writeFileAtomic } from "../session/storage.js";
 import { readFileLines } from "./file.js";
 import { formatLocation, requireSessionId, type StoreLocation } from "./location.js";
 import { connect, ensureSchema, storeName } from "./postgres-schema.js";
@@ -157,17 +157,5 @@ function writeSidecar(path: string, bytes: Buffer | undefined): void {
     if ((error as { code?: string }).code === "ENOENT") return;
     throw error;
   }
-  syncDirectory(dirname(path));
-}
-
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, "r");
-    fsyncSync(fd);
-  } catch {
-    // some filesystems refuse fsync on directories; the unlink itself has happened
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  fsyncDirectory(dirname(path));
 }
