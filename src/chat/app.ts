@@ -43,6 +43,7 @@ import {
   toolResultLine,
 } from "./transcript.js";
 import { TreeFlow } from "./tree-flow.js";
+import { errorText } from "../util/error-text.js";
 
 export interface ChatAppOptions {
   session: AgentSession;
@@ -501,8 +502,4 @@ export class ChatApp {
       width,
     );
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,6 +12,7 @@ import { collectEntriesForBranchSummary } from "../compaction/branch-summary.js"
 import { editorTheme, selectListTheme, ui } from "./theme.js";
 import type { DisplayBlock } from "./transcript.js";
 import { buildTreeView, formatTreeRow, type RowPaint } from "./tree-view.js";
+import { errorText } from "../util/error-text.js";
 
 export interface TreeFlowOptions {
   tui: TUI;
@@ -146,7 +147,7 @@ export class TreeFlow {
       return;
     }
     work().catch((error: unknown) => {
-      this.options.note({ style: "error", text: `Move failed: ${error instanceof Error ? error.message : String(error)}` });
+      this.options.note({ style: "error", text: `Move failed: ${errorText(error)}` });
       this.options.onClosed();
     });
   }
