@@ -376,20 +376,22 @@ export class TreeIndex {
     };
     // Every entry sits in exactly one sibling list, so a walk from the roots meets each at most
     // once; only a self-parent lists itself. `placed` is needed only once a cycle shows up.
+    // Each children array is made at its final size: an array grown by push keeps room for 16,
+    // which at a million entries is most of the tree's memory and of the collector's work.
     let placed: Set<IndexNode> | undefined;
-    const reached: IndexNode[] = [];
+    let reached = 0;
     const grow = (root: IndexNode, out: SessionTreeNode) => {
       placed?.add(root);
-      reached.push(root);
+      reached++;
       const nodes = [root];
       const outs = [out];
-      const place = (kid: IndexNode, parentOut: SessionTreeNode) => {
+      const visit = (kid: IndexNode): SessionTreeNode => {
         placed?.add(kid);
-        reached.push(kid);
+        reached++;
         const child = nodeOf(kid);
-        parentOut.children.push(child);
         nodes.push(kid);
         outs.push(child);
+        return child;
       };
       while (nodes.length > 0) {
         const node = nodes.pop()!;
@@ -398,23 +400,30 @@ export class TreeIndex {
         if (!first) continue;
         // one child is the common case: no list to build or sort
         if (!first.nextSibling) {
-          if (first !== node && !placed?.has(first)) place(first, parentOut);
+          if (first !== node && !placed?.has(first)) parentOut.children = [visit(first)];
           continue;
         }
         let kids = childrenOf(node).filter((c) => c !== node && !placed?.has(c));
         if (kids.length > 1) kids = sortByTime(kids);
-        for (const kid of kids) place(kid, parentOut);
+        parentOut.children = kids.map(visit);
       }
     };
     const roots: SessionTreeNode[] = [];
-    for (const node of this.nodes) {
-      if (!this.isRootNode(node)) continue;
-      const out = nodeOf(node);
-      roots.push(out);
-      grow(node, out);
-    }
-    if (reached.length < this.nodes.length) {
-      placed = new Set(reached);
+    const growFromRoots = () => {
+      for (const node of this.nodes) {
+        if (!this.isRootNode(node)) continue;
+        const out = nodeOf(node);
+        roots.push(out);
+        grow(node, out);
+      }
+    };
+    growFromRoots();
+    if (reached < this.nodes.length) {
+      // Some entries sit on a parent cycle, out of reach of every root: walk again, this time
+      // keeping what was placed (rare, so the first walk does not pay for the set).
+      placed = new Set();
+      roots.length = 0;
+      growFromRoots();
       for (const node of this.nodes) {
         if (placed.has(node)) continue;
         const cycleNode = this.firstRepeatAbove(node);
