@@ -135,8 +135,9 @@ const finalizer = new FinalizationRegistry<number>((fd) => {
 });
 
 /**
- * Reads deferred entries back from the file they were loaded from. `checked` says the lines were
- * parsed and validated at load; otherwise the body is validated here, and an invalid one throws.
+ * Reads deferred entries back from the file they were loaded from. `validatedAtLoad` says the lines
+ * were parsed and validated at load (bodies: "parsed"); otherwise the body is validated here, and
+ * an invalid one throws.
  */
 export class BodyReader {
   private fd: number | undefined;
@@ -145,7 +146,7 @@ export class BodyReader {
   constructor(
     readonly path: string,
     fd: number,
-    private readonly checked: boolean,
+    private readonly validatedAtLoad: boolean,
   ) {
     this.adopt(fd);
   }
@@ -212,7 +213,7 @@ export class BodyReader {
     }
     const entry = value as SessionEntry;
     if (entry?.id !== d.id || entry.type !== d.type) throw this.changed(d, `it now holds entry ${String(entry?.id)}`);
-    if (!this.checked) {
+    if (!this.validatedAtLoad) {
       const problem = validateEntry(value, true);
       if (problem) throw new Error(`${this.path}:${d.line}: entry ${d.id} is not a valid entry (${problem}); fix or remove that line`);
     }
