@@ -30,6 +30,7 @@ test("thinking streams as a short tail, then collapses; lines typed while busy g
     const thinking = await chat.waitFor("idea-10", { timeoutMs: 15_000 });
     const shown = THOUGHTS.filter((t) => thinking.includes(t));
     assert.deepEqual(shown, THOUGHTS.slice(-THINKING_LIVE_LINES), "only the last lines of the thinking are on screen");
+    await chat.waitFor("Thinking… (esc to stop)");
 
     chat.submit("first queued line");
     chat.submit("second queued line");
@@ -41,6 +42,7 @@ test("thinking streams as a short tail, then collapses; lines typed while busy g
     assert.match(done, /Thought it through\./);
     assert.doesNotMatch(done, /idea-10/, "the thinking collapsed to its line");
     assert.doesNotMatch(done, /Queued/);
+    assert.doesNotMatch(done, /Thinking…/, "the spinner is gone with the answer");
 
     const chats = world.server.requests.filter((r) => requestKind(r) === "chat");
     assert.equal(chats.length, 2, "the two queued lines made one turn, not two");

@@ -9,6 +9,8 @@ test("the status line names what runs, overflow first, and how to stop it", () =
   assert.equal(statusLine(undefined, "compacting"), "Compacting… (esc to cancel)");
   assert.equal(statusLine(undefined, "summarizing"), "Summarizing the branch… (esc to cancel)");
   assert.equal(statusLine(undefined, "answering"), "Working… (esc to stop)");
+  assert.equal(statusLine(undefined, "answering", true), "Thinking… (esc to stop)");
+  assert.equal(statusLine("threshold", "answering", true), "Auto-compacting… (esc to cancel)", "compaction outranks thinking");
   assert.equal(statusLine(undefined, undefined), undefined);
 });
 

@@ -108,7 +108,7 @@ test("redacted and empty thinking show nothing; several blocks read as one", () 
   const redacted = { type: "thinking" as const, thinking: "[Reasoning redacted]", thinkingSignature: "opaque", redacted: true };
   assert.equal(thinkingText(msg([redacted, { type: "thinking", thinking: "   " }])), "");
   assert.deepEqual(messageBlocks(msg([redacted, { type: "text", text: "Answer." }])), [{ style: "assistant", text: "Answer." }]);
-  assert.deepEqual(streamingView(msg([redacted])), { thinking: undefined, text: "" });
+  assert.deepEqual(streamingView(msg([redacted])), { thinking: undefined, text: "", thinkingNow: false });
   assert.equal(thinkingText(msg([{ type: "thinking", thinking: "one\n" }, { type: "text", text: "t" }, { type: "thinking", thinking: "two" }])), "one\ntwo");
 });
 
@@ -119,15 +119,22 @@ test("while it streams: the tail of the thinking until the answer starts, then t
   assert.equal(live.text, "");
   assert.equal(live.thinking?.style, "thinking");
   assert.deepEqual(live.thinking?.text.split("\n"), thoughts.slice(-THINKING_LIVE_LINES));
+  assert.equal(live.thinkingNow, true, "the spinner says Thinking while the block is open");
 
   const answering = streamingView(partial([thinking, { type: "text", text: "Found it" }]));
-  assert.deepEqual(answering, { thinking: { style: "thinking", text: "thinking: step 1: check the next file… (10 lines)" }, text: "Found it" });
+  assert.deepEqual(answering, {
+    thinking: { style: "thinking", text: "thinking: step 1: check the next file… (10 lines)" },
+    text: "Found it",
+    thinkingNow: false,
+  });
   // A tool call after the thinking also means the thinking is over.
   const calling = streamingView(partial([thinking, { type: "toolCall", id: "c", name: "read", arguments: {} }]));
   assert.equal(calling.thinking?.text, "thinking: step 1: check the next file… (10 lines)");
+  assert.equal(calling.thinkingNow, false);
   // An answer that ended while thinking (stopped, cut) keeps only the line.
   assert.equal(streamingView(partial([thinking]), true).thinking?.text, "thinking: step 1: check the next file… (10 lines)");
-  assert.deepEqual(streamingView(partial([{ type: "text", text: "plain" }])), { thinking: undefined, text: "plain" });
+  assert.equal(streamingView(partial([thinking]), true).thinkingNow, false);
+  assert.deepEqual(streamingView(partial([{ type: "text", text: "plain" }])), { thinking: undefined, text: "plain", thinkingNow: false });
   // The trailer after a streamed answer repeats neither its thinking nor its text.
   assert.deepEqual(assistantTrailer(partial([thinking, { type: "text", text: "x" }])), []);
 });

@@ -103,6 +103,8 @@ export class ChatApp {
   private streaming: Streaming | undefined;
   private busy: BusyReason | undefined;
   private autoCompaction: "threshold" | "overflow" | undefined;
+  /** the answer being streamed is in a thinking block (the spinner says so) */
+  private thinking = false;
   private modelRecorded = false;
   private usageMemo:
     | { key: { messages: readonly unknown[]; length: number; leaf: string | null }; usage: ReturnType<AgentSession["getContextUsage"]> }
@@ -346,6 +348,7 @@ export class ChatApp {
       } finally {
         this.busy = undefined;
         this.autoCompaction = undefined;
+        this.thinking = false;
         this.refreshStatus();
         this.drainQueue();
       }
@@ -353,7 +356,7 @@ export class ChatApp {
   }
 
   private refreshStatus(): void {
-    const message = statusLine(this.autoCompaction, this.busy);
+    const message = statusLine(this.autoCompaction, this.busy, this.thinking);
     this.setLoader(message);
     const reason = this.autoCompaction ? "compacting" : this.busy;
     const notice = queueNotice(this.queue.lines(), reason);
@@ -442,6 +445,10 @@ export class ChatApp {
     if (view.text !== streaming.text) {
       streaming.text = view.text;
       streaming.component.setText(view.text);
+    }
+    if (view.thinkingNow !== this.thinking) {
+      this.thinking = view.thinkingNow;
+      this.refreshStatus();
     }
     return { thinking, text: view.text };
   }

@@ -9,13 +9,20 @@ import { formatTokens } from "./footer.js";
 import type { BusyReason } from "./queue.js";
 import type { DisplayBlock } from "./transcript.js";
 
-/** The spinner's line: what runs, and that Escape stops it. Undefined when idle. */
-export function statusLine(autoCompaction: AutoCompactionReason | undefined, busy: BusyReason | undefined): string | undefined {
+/**
+ * The spinner's line: what runs, and that Escape stops it. Undefined when idle. `thinking` says
+ * the model is in the middle of a thinking block, so the user knows the wait is not a hang.
+ */
+export function statusLine(
+  autoCompaction: AutoCompactionReason | undefined,
+  busy: BusyReason | undefined,
+  thinking = false,
+): string | undefined {
   if (autoCompaction === "overflow") return "Context overflow detected, Auto-compacting… (esc to cancel)";
   if (autoCompaction === "threshold") return "Auto-compacting… (esc to cancel)";
   if (busy === "compacting") return "Compacting… (esc to cancel)";
   if (busy === "summarizing") return "Summarizing the branch… (esc to cancel)";
-  if (busy === "answering") return "Working… (esc to stop)";
+  if (busy === "answering") return thinking ? "Thinking… (esc to stop)" : "Working… (esc to stop)";
   return undefined;
 }
 

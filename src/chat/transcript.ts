@@ -142,12 +142,14 @@ export function thinkingTail(thinking: string, maxLines = THINKING_LIVE_LINES): 
 export function streamingView(
   partial: Pick<AssistantMessage, "content">,
   ended = false,
-): { thinking: DisplayBlock | undefined; text: string } {
+): { thinking: DisplayBlock | undefined; text: string; thinkingNow: boolean } {
   const thinking = thinkingText(partial);
   const text = assistantText(partial);
-  if (!thinking) return { thinking: undefined, text };
-  if (!ended && partial.content.at(-1)?.type === "thinking") return { thinking: { style: "thinking", text: thinkingTail(thinking) }, text };
-  return { thinking: { style: "thinking", text: thinkingLine(thinking)! }, text };
+  if (!thinking) return { thinking: undefined, text, thinkingNow: false };
+  if (!ended && partial.content.at(-1)?.type === "thinking") {
+    return { thinking: { style: "thinking", text: thinkingTail(thinking) }, text, thinkingNow: true };
+  }
+  return { thinking: { style: "thinking", text: thinkingLine(thinking)! }, text, thinkingNow: false };
 }
 
 /** A stored branch summary without the preamble that tells the model it describes a detour. */
