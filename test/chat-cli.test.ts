@@ -38,3 +38,10 @@ test("inspection commands and chat --help load neither pi-tui nor the model libr
     assert.deepEqual(heavy, [], `bonsai ${args.join(" ")} loaded ${heavy.join(", ")}`);
   }
 });
+
+test("chat --help says --session takes a file or a database location, and --continue finds files only", async () => {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", MAIN, "chat", "--help"], { cwd: ROOT });
+  const help = stdout.replace(/\s+/g, " ");
+  assert.match(help, /--session <location> open this session: a file, sqlite:PATH#ID or postgres:\/\/…#ID \(a new session starts there when it does not exist/);
+  assert.match(help, /-c, --continue resume the most recent session file of this directory/);
+});

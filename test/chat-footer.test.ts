@@ -24,7 +24,7 @@ test("the footer names model, usage and file; a narrow terminal cuts the path fr
   const input = {
     model: "openai-compatible/qwen",
     usage: { tokens: 2048, contextWindow: 32_768, percent: 6.25 },
-    sessionFile: "/home/ana/.bonsai/sessions/--home-ana-app--/2026-01-01T00-00-00-000Z_abc.jsonl",
+    location: "/home/ana/.bonsai/sessions/--home-ana-app--/2026-01-01T00-00-00-000Z_abc.jsonl",
     home: "/home/ana",
   };
   assert.equal(
@@ -36,7 +36,23 @@ test("the footer names model, usage and file; a narrow terminal cuts the path fr
   assert.ok(narrow.startsWith("openai-compatible/qwen · 2k/33k tokens (6.3%) · …"));
   assert.ok(narrow.endsWith("000Z_abc.jsonl"));
   assert.equal(formatFooter(input, 40), "openai-compatible/qwen · 2k/33k tokens…");
-  assert.equal(formatFooter({ ...input, sessionFile: undefined }, 200), "openai-compatible/qwen · 2k/33k tokens (6.3%) · (not saved)");
+  assert.equal(formatFooter({ ...input, location: undefined }, 200), "openai-compatible/qwen · 2k/33k tokens (6.3%) · (not saved)");
+});
+
+test("a database session's footer shows its location, cut from the start so the #ID stays", () => {
+  const input = {
+    model: "openai-compatible/qwen",
+    usage: { tokens: 2048, contextWindow: 32_768, percent: 6.25 },
+    location: "postgres://ana@db.internal:5432/agents#019a1b2c-3d4e-7f00-8a9b-0c1d2e3f4a5b",
+    home: "/home/ana",
+  };
+  assert.equal(formatFooter(input, 200), `openai-compatible/qwen · 2k/33k tokens (6.3%) · ${input.location}`);
+  const narrow = formatFooter(input, 90);
+  assert.equal(narrow.length, 90);
+  assert.ok(narrow.endsWith("#019a1b2c-3d4e-7f00-8a9b-0c1d2e3f4a5b"));
+  assert.ok(narrow.includes(" · …"));
+  const sqlite = formatFooter({ ...input, location: "sqlite:/home/ana/chats.db#s1" }, 200);
+  assert.ok(sqlite.endsWith(" · sqlite:/home/ana/chats.db#s1"), "no ~ inside a location: it would not open again");
 });
 
 test("only paths under home get the ~", () => {
@@ -65,6 +81,9 @@ test("/session counts entries of every branch and sums tokens and cost", () => {
   assert.equal(Number(stats.cost.toFixed(4)), 0.0061);
   const lines = sessionInfoLines({ file: "/s.jsonl", entries: session.getEntries(), usage: undefined, model: "m/x" });
   assert.equal(lines[0], "file:     /s.jsonl");
+  const inDatabase = sessionInfoLines({ file: undefined, location: "sqlite:/d/chats.db#s1", entries: [], usage: undefined, model: "m/x" });
+  assert.equal(inDatabase[0], "location: sqlite:/d/chats.db#s1");
+  assert.equal(sessionInfoLines({ file: undefined, entries: [], usage: undefined, model: "m/x" })[0], "file:     (not saved)");
   assert.equal(lines[1], "entries:  6 (1 user, 2 assistant, 0 tool results, 1 compactions, 1 branch summaries, 1 label changes)");
   assert.equal(lines[4], "tokens:   1.5k in, 300 out, cache 300 read / 0 written");
   assert.equal(lines[5], "cost:     $0.0061");

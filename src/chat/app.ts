@@ -139,7 +139,6 @@ export class ChatApp {
 
   start(): void {
     const model = this.session.model;
-    const file = this.session.sessionManager.getSessionFile();
     this.tui.addChild(new Text(ui.dim(`bonsai chat · ${model.provider}/${model.id} · /help for commands · Esc stops · Ctrl+D quits`), 1, 0));
     this.tui.addChild(this.transcript);
     this.tui.addChild(this.status);
@@ -151,7 +150,7 @@ export class ChatApp {
     this.session.subscribe((event) => this.onEvent(event));
     if (this.options.resumed) {
       this.redraw();
-      const shown = file ? displayPath(file, homedir()) : "the session";
+      const shown = this.whereShown() ?? "the session";
       this.add([{ style: "notice", text: `Resumed ${shown} (${this.session.sessionManager.getEntries().length} entries).` }]);
     }
     for (const notice of this.options.notices ?? []) this.add([{ style: "warning", text: notice }]);
@@ -300,10 +299,11 @@ export class ChatApp {
       this.add([{ style: "warning", text: "Nothing to fork yet: send a message first." }]);
       return;
     }
-    const before = manager.getSessionFile();
+    const before = this.whereShown();
     try {
-      const file = manager.createBranchedSession(leaf);
-      this.add([{ style: "success", text: `Forked: now writing to ${file ?? "a new in-memory session"} (${before ?? "the old session"} stays as it was).` }]);
+      // A database session forks into a new id in the same database, a file into a new file beside it.
+      manager.createBranchedSession(leaf);
+      this.add([{ style: "success", text: `Forked: now writing to ${this.whereShown() ?? "a new in-memory session"} (${before ?? "the old session"} stays as it was).` }]);
     } catch (error) {
       this.add([{ style: "error", text: `Fork failed: ${errorText(error)}` }]);
     }
@@ -315,6 +315,7 @@ export class ChatApp {
     const model = this.session.model;
     const lines = sessionInfoLines({
       file: manager.getSessionFile(),
+      location: manager.getLocation(),
       entries: manager.getEntries(),
       usage: this.session.getContextUsage(),
       model: `${model.provider}/${model.id}`,
@@ -497,13 +498,19 @@ export class ChatApp {
     return this.usageMemo!.usage;
   }
 
+  /** The session file (`~` for the home directory) or database location (no password); undefined in memory. */
+  private whereShown(): string | undefined {
+    const location = this.session.sessionManager.getLocation();
+    return location === undefined ? undefined : displayPath(location, homedir());
+  }
+
   private footerText(width: number): string {
     const model = this.session.model;
     return formatFooter(
       {
         model: `${model.provider}/${model.id}`,
         usage: this.usageFor(),
-        sessionFile: this.session.sessionManager.getSessionFile(),
+        location: this.session.sessionManager.getLocation(),
         home: homedir(),
       },
       width,

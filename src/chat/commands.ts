@@ -26,10 +26,10 @@ export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
   { name: "compact", args: "[instructions]", description: "summarize older history now, optionally with what the summary should focus on" },
   { name: "tree", description: "move to another point of the conversation tree" },
   { name: "label", args: "[text]", description: "label the current entry (no text: remove its label)" },
-  { name: "fork", description: "continue in a new session file holding the current path" },
-  { name: "session", description: "session file, entries, tokens and cost" },
+  { name: "fork", description: "continue in a new session holding the current path (a new file, or a new id in the same database)" },
+  { name: "session", description: "session file or database location, entries, tokens and cost" },
   { name: "help", description: "list the commands" },
-  { name: "quit", description: "leave (the session stays on disk; bonsai chat --continue resumes it)", aliases: ["exit"] },
+  { name: "quit", description: "leave (the session is kept; the line printed on exit says how to resume it)", aliases: ["exit"] },
 ];
 
 /** `/name` followed by whitespace or the end: a command word has no slash or dot in it. */

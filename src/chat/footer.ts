@@ -1,5 +1,5 @@
 /**
- * The footer line of `bonsai chat`: model, how full the context is, and the session file. Pure:
+ * The footer line of `bonsai chat`: model, how full the context is, and where the session is. Pure:
  * the numbers in, one line out, fitted to the terminal width.
  */
 import { sep } from "node:path";
@@ -9,9 +9,9 @@ export interface FooterInput {
   model: string;
   /** getContextUsage(): tokens null right after a compaction; undefined when the window is unknown */
   usage: { tokens: number | null; contextWindow: number; percent: number | null } | undefined;
-  /** undefined for a session that is not written anywhere */
-  sessionFile: string | undefined;
-  /** shown as `~` at the start of the session path */
+  /** the session file, or a database location (`sqlite:…#ID`, `postgres://…#ID`, no password); undefined when not written anywhere */
+  location: string | undefined;
+  /** shown as `~` at the start of a session file's path */
   home?: string;
 }
 
@@ -38,12 +38,14 @@ export function displayPath(path: string, home?: string): string {
 }
 
 /**
- * `model · usage · session file`. When the line is wider than `width`, the session path loses
- * characters from its start first (its file name is the useful end), then the whole line is cut.
+ * `model · usage · session location`. When the line is wider than `width`, the location loses
+ * characters from its start first (its useful end is the file name or the `#ID`), then the whole
+ * line is cut.
  */
 export function formatFooter(input: FooterInput, width = 120): string {
   const head = `${input.model} · ${formatContextUsage(input.usage)}`;
-  const file = input.sessionFile ? displayPath(input.sessionFile, input.home) : "(not saved)";
+  // a database location never starts with the home directory, so only file paths get the `~`
+  const file = input.location ? displayPath(input.location, input.home) : "(not saved)";
   const full = `${head} · ${file}`;
   if (full.length <= width) return full;
   const room = width - head.length - 3;

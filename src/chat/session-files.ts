@@ -1,11 +1,13 @@
 /**
- * Which session file `bonsai chat` writes: a new one in bonsai's session directory for the
- * working directory, the one given with --session, or, with --continue, the newest one there.
+ * Which session `bonsai chat` writes: a new file in bonsai's session directory for the working
+ * directory, the location given with --session (a file, `sqlite:PATH#ID`, `postgres://…#ID`), or,
+ * with --continue, the newest session file of that directory.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { CliError } from "../cli/output.js";
 import { defaultSessionDir, SessionManager } from "../session/manager.js";
+import { formatLocation, parseLocation, type StoreLocation } from "../storage/location.js";
 
 /** Whether the file starts with a session header line (the first 64 KB are enough for any header). */
 export function hasSessionHeader(file: string): boolean {
@@ -52,20 +54,59 @@ export function findLatestSession(dir: string): string | undefined {
 
 export interface ChatSessionChoice {
   cwd: string;
-  /** --session FILE: open it, or start a new session at that path */
+  /**
+   * --session LOCATION: a file, `sqlite:PATH#ID` or `postgres://…#ID`, opened when it holds a
+   * session and started there otherwise; a database without `#ID` gets a new session of its own
+   */
   session?: string;
-  /** --continue: the newest session of cwd */
+  /** --continue: the newest session file of cwd */
   continue?: boolean;
   onWarning?: (message: string) => void;
 }
 
-/** Opens (with the writer lock) or creates the session the chat writes to. */
-export function openChatSession(choice: ChatSessionChoice): { session: SessionManager; resumed: boolean } {
+/**
+ * The --session location with relative paths made absolute against the working directory, so
+ * what the chat prints at the end opens the same session from anywhere. Throws CliError for a
+ * location that cannot be parsed.
+ */
+export function chatLocation(cwd: string, text: string): StoreLocation {
+  let where: StoreLocation;
+  try {
+    where = parseLocation(text);
+  } catch (error) {
+    // Some of these messages quote the location as typed: a PostgreSQL password stays out.
+    throw new CliError(`--session ${withoutPasswords((error as Error).message)}`);
+  }
+  if (where.kind === "postgres") return where;
+  return { ...where, path: resolve(cwd, where.path) };
+}
+
+/**
+ * Opens (with the writer lock or lease) or creates the session the chat writes to. PostgreSQL
+ * opens asynchronously, so every store goes through one promise.
+ */
+export async function openChatSession(choice: ChatSessionChoice): Promise<{ session: SessionManager; resumed: boolean }> {
   if (choice.session && choice.continue) throw new CliError("--session and --continue cannot be combined: pick one");
   if (choice.session) {
-    const file = resolve(choice.cwd, choice.session);
-    const session = SessionManager.open(file, { onWarning: choice.onWarning });
-    return { session, resumed: session.getEntries().length > 0 };
+    const where = chatLocation(choice.cwd, choice.session);
+    if (where.kind === "file") {
+      const session = SessionManager.open(where.path, { onWarning: choice.onWarning });
+      return { session, resumed: session.getEntries().length > 0 };
+    }
+    // The store's own errors are one line each and name the store: "cannot connect to
+    // PostgreSQL: …", "cannot open the SQLite store: …", "not a SQLite database", a held lease.
+    try {
+      // A database without #ID: a new session under a fresh id, as `bonsai chat` alone starts a new file.
+      if (where.sessionId === undefined) {
+        return { session: await SessionManager.createIn(unredacted(choice.session, where), choice.cwd), resumed: false };
+      }
+      const session = await SessionManager.openUrl(unredacted(choice.session, where), { onWarning: choice.onWarning });
+      return { session, resumed: session.getEntries().length > 0 };
+    } catch (error) {
+      // the stores print locations without passwords; a driver's message might not
+      if (error instanceof Error) error.message = withoutPasswords(error.message);
+      throw error;
+    }
   }
   const dir = defaultSessionDir(choice.cwd);
   if (choice.continue) {
@@ -74,4 +115,30 @@ export function openChatSession(choice: ChatSessionChoice): { session: SessionMa
     return { session: SessionManager.open(latest, { onWarning: choice.onWarning }), resumed: true };
   }
   return { session: SessionManager.create(choice.cwd, dir), resumed: false };
+}
+
+/**
+ * The location to open: formatLocation leaves a PostgreSQL password out, so a URL that carries
+ * one is opened as typed (SessionManager still reports it without the password).
+ */
+function unredacted(typed: string, where: StoreLocation): string {
+  return where.kind === "postgres" ? typed.trim() : formatLocation(where);
+}
+
+/** Every `scheme://user:password@` in a message as `scheme://user@` (redactPassword does only the start). */
+export function withoutPasswords(message: string): string {
+  return message.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^:@/?#\s]*):[^@/?#\s]*@/gi, "$1@");
+}
+
+/** What the chat prints once the session is closed: where it is and the command that resumes it. */
+export function savedSessionLines(cwd: string, session: { file: string | undefined; location: string }): string[] {
+  const byContinue = session.file !== undefined && dirname(session.file) === defaultSessionDir(cwd);
+  const resume = byContinue ? "bonsai chat --continue" : `bonsai chat --session ${shellWord(session.location)}`;
+  return [`Session saved: ${session.location}`, `Resume it with: ${resume}`];
+}
+
+/** The text as one shell word: quoted only when it holds characters a shell would act on. */
+export function shellWord(text: string): string {
+  if (/^[\w@%+=:,./-][\w@%+=:,./~#-]*$/.test(text)) return text;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,6 +1,6 @@
 /**
- * What `/session` prints: the file, its entries by kind, the tokens the model reported and what
- * they cost. Pure over the session's entries.
+ * What `/session` prints: the file or database location, its entries by kind, the tokens the
+ * model reported and what they cost. Pure over the session's entries.
  */
 import type { SessionEntry } from "../session/types.js";
 import { formatContextUsage, formatTokens } from "./footer.js";
@@ -67,7 +67,10 @@ export function formatCost(dollars: number): string {
 }
 
 export function sessionInfoLines(input: {
+  /** the session file; undefined for a database session or one in memory */
   file: string | undefined;
+  /** where a database session is (`sqlite:…#ID`, `postgres://…#ID`, no password) */
+  location?: string;
   entries: readonly SessionEntry[];
   usage: Parameters<typeof formatContextUsage>[0];
   model: string;
@@ -75,7 +78,7 @@ export function sessionInfoLines(input: {
   const s = sessionStats(input.entries);
   const cache = s.cacheRead || s.cacheWrite ? `, cache ${formatTokens(s.cacheRead)} read / ${formatTokens(s.cacheWrite)} written` : "";
   return [
-    `file:     ${input.file ?? "(not saved)"}`,
+    input.file === undefined && input.location !== undefined ? `location: ${input.location}` : `file:     ${input.file ?? "(not saved)"}`,
     `entries:  ${s.entries} (${s.userMessages} user, ${s.assistantMessages} assistant, ${s.toolResults} tool results, ${s.compactions} compactions, ${s.branchSummaries} branch summaries, ${s.labels} label changes)`,
     `model:    ${input.model}`,
     `context:  ${formatContextUsage(input.usage)}`,

@@ -28,14 +28,17 @@ export function chatSystemPrompt(cwd: string, toolsLine: string, today = new Dat
 export function register(program: Command): void {
   program
     .command("chat")
-    .description("an interactive agent: /compact, /tree, /label, /fork, /session; Escape stops; sessions under ~/.bonsai/sessions")
+    .description("an interactive agent: /compact, /tree, /label, /fork, /session; Escape stops; sessions under ~/.bonsai/sessions or --session")
     .option("--model <provider/id>", "a pi-ai model, e.g. anthropic/claude-sonnet-4-5 (key from the provider's env var; or env BONSAI_MODEL)")
     .option("--base-url <url>", "an OpenAI-compatible server (Ollama, llama.cpp, vLLM), e.g. http://localhost:11434/v1 (or env BONSAI_BASE_URL)")
     .option("--model-id <id>", "model name to request from --base-url")
     .option("--api-key <key>", "API key (default: from the environment)")
     .option("--context-window <n>", "the model's context window in tokens (--base-url default 128000)", positiveInteger)
-    .option("--session <file>", "open this session file (a new session starts there when it does not exist)")
-    .option("-c, --continue", "resume the most recent session of this directory")
+    .option(
+      "--session <location>",
+      "open this session: a file, sqlite:PATH#ID or postgres://…#ID (a new session starts there when it does not exist; without #ID, under a new id)",
+    )
+    .option("-c, --continue", "resume the most recent session file of this directory")
     .option("--allow-bash", "give the model a bash tool (runs commands in this directory)")
     .action(
       runAction(async (options: ChatOptions) => {
@@ -59,13 +62,13 @@ export function register(program: Command): void {
           if (error instanceof SettingsError) throw new CliError(error.message);
           throw error;
         }
-        const { session: manager, resumed } = openChatSession({
+        const { session: manager, resumed } = await openChatSession({
           cwd,
           session: options.session,
           continue: options.continue,
           onWarning: (message) => notices.push(message),
         });
-        let exitCode = 0;
+        let failure: { error: unknown } | undefined;
         try {
           const toolOptions = { allowBash: options.allowBash };
           const session = await AgentSession.create({
@@ -79,20 +82,27 @@ export function register(program: Command): void {
           const { ChatApp } = await import("../../chat/app.js");
           const app = new ChatApp({ session, resumed, notices });
           app.start();
-          // A closed terminal or a kill still leaves the session closed properly (lock released).
+          // A closed terminal or a kill still leaves the session closed properly (lock released,
+          // queued PostgreSQL writes committed: close() below is awaited before the exit).
           const leave = () => void app.quit();
           process.once("SIGTERM", leave);
           process.once("SIGHUP", leave);
           await app.done;
         } catch (error) {
-          exitCode = 1;
-          throw error;
-        } finally {
-          manager.close();
-          const file = manager.getSessionFile();
-          if (exitCode === 0 && file && manager.getEntries().length > 0) {
-            process.stdout.write(`Session saved: ${file}\nResume it with: bonsai chat --continue\n`);
-          }
+          failure = { error };
+        }
+        // Awaited: a PostgreSQL session's writes are queued, and exiting before they are committed
+        // would lose them. A write that failed is reported here, once the terminal is back.
+        try {
+          await manager.close();
+        } catch (error) {
+          failure ??= { error };
+        }
+        if (failure) throw failure.error;
+        const location = manager.getLocation();
+        if (location && manager.getEntries().length > 0) {
+          const { savedSessionLines } = await import("../../chat/session-files.js");
+          process.stdout.write(`${savedSessionLines(cwd, { file: manager.getSessionFile(), location }).join("\n")}\n`);
         }
         // The model client may keep sockets open; the conversation is over and saved.
         process.exit(0);
