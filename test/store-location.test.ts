@@ -46,6 +46,14 @@ describe("parseLocation", () => {
       return true;
     });
     assert.throws(() => parseLocation("mysql://h/db#x"), /unknown store "mysql:"/);
+    // every refusal of a PostgreSQL location names it without the password
+    for (const text of ["postgres://u:secret@h/db#", "postgres://u:secret@h/db#%zz", `postgres://u:secret@h/db#${"x".repeat(201)}`]) {
+      assert.throws(() => parseLocation(text), (error: Error) => {
+        assert.match(error.message, /^postgres:\/\/u@h\/db/);
+        assert.doesNotMatch(error.message, /secret/);
+        return true;
+      });
+    }
   });
 
   it("formats locations that parse back to the same thing, without passwords", () => {

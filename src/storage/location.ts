@@ -29,16 +29,18 @@ export class LocationError extends Error {
 
 const FORMS = "use a file path, sqlite:PATH#SESSION_ID or postgres://[user@host:port/db]#SESSION_ID";
 
+/** Splits off the session id after `#`. Errors name the location without its password. */
 function splitFragment(text: string): { base: string; id?: string } {
   const hash = text.lastIndexOf("#");
   if (hash === -1) return { base: text };
+  const base = text.slice(0, hash);
   let id: string;
   try {
     id = decodeURIComponent(text.slice(hash + 1));
   } catch {
-    throw new LocationError(text, "the session id after # is not valid percent-encoding");
+    throw new LocationError(redactPassword(text), "the session id after # is not valid percent-encoding");
   }
-  return { base: text.slice(0, hash), id: checkSessionId(id, text.slice(0, hash)) };
+  return { base, id: checkSessionId(id, redactPassword(base)) };
 }
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
@@ -72,7 +74,7 @@ export function parseLocation(text: string): StoreLocation {
       let connectionString = base;
       if (connectionString === `${scheme}:`) connectionString = `${scheme}://`;
       if (!connectionString.startsWith(`${scheme}://`)) {
-        throw new LocationError(trimmed, `expected ${scheme}://[user@host:port/db]#SESSION_ID`);
+        throw new LocationError(redactPassword(trimmed), `expected ${scheme}://[user@host:port/db]#SESSION_ID`);
       }
       try {
         // pg parses it again; this catches what it would choke on, with our own message
