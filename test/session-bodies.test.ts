@@ -4,10 +4,11 @@
  * bytes it deferred are no longer there.
  */
 import assert from "node:assert/strict";
-import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { readMessagePrefix } from "../src/session/bodies.js";
+import { InvalidBodyError, readMessagePrefix } from "../src/session/bodies.js";
+import { loadSessionIndex } from "../src/session/load.js";
 import { IdTable } from "../src/session/id-table.js";
 import { SessionManager } from "../src/session/manager.js";
 import { toJsonl } from "../src/session/storage.js";
@@ -201,16 +202,62 @@ describe("checked: JSON checked at open, fields when read", () => {
     assert.deepEqual(session.getEntries().map((e) => e.id), ["u1", "u3"]);
   });
 
-  it("checked opens it, builds contexts that do not touch it, and names line and entry when it is read", () => {
+  it("checked opens it and builds contexts that do not touch it; the index names line and entry when it is read", () => {
     const file = sessionWithWrongFields();
     const session = SessionManager.open(file, { readOnly: true, bodies: "checked" });
     assert.deepEqual(session.getLoadIssues(), []);
     assert.equal(session.buildSessionContext().messages.length, 2, "the leaf u3 hangs off u1");
-    assert.throws(
-      () => session.getEntry("u2"),
-      (error: Error) =>
-        error.message.startsWith(`${file}:3: entry u2 is not a valid entry (`) && error.message.includes("content") && !error.message.includes("\n"),
+    const { index } = loadSessionIndex(file, "checked");
+    try {
+      assert.throws(
+        () => index.get("u2"),
+        (error: Error) =>
+          error instanceof InvalidBodyError &&
+          error.message.startsWith(`${file}:3: entry u2 is not a valid entry (`) &&
+          error.message.includes("content") &&
+          !error.message.includes("\n"),
+      );
+    } finally {
+      index.close();
+    }
+  });
+
+  it("checked, once it reads the bad body: reads the file again in full, skips and reports the line as parsed does", () => {
+    const file = sessionWithWrongFields();
+    const warnings: string[] = [];
+    const session = SessionManager.open(file, { readOnly: true, bodies: "checked", onWarning: (w) => warnings.push(w) });
+    const tree = session.getTree(); // reads every body
+    assert.deepEqual(
+      flattenTree(tree).map(({ node }) => node.entry.id),
+      ["u1", "u3"],
     );
+    assert.deepEqual(
+      session.getLoadIssues().map((i) => [i.kind, i.line, i.skipped]),
+      [["invalid-entry", 3, true]],
+    );
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: invalid entry: field \`message.content\``));
+    assert.equal(session.getEntry("u2"), undefined);
+    assert.equal(session.getLeafId(), "u3");
+    assert.deepEqual(session.buildSessionContext().messages.length, 2);
+  });
+
+  it("checked, when the bad line is the leaf: the leaf falls back to the file's own, and a rewrite keeps a backup", () => {
+    const file = join(DIR, `wrong-leaf-${++counter}.jsonl`);
+    const lines = [JSON.stringify(HEADER), JSON.stringify(userEntry("u1", null, "fine", 1)), wrongFields];
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const session = SessionManager.open(file, { bodies: "checked" });
+    try {
+      // the open reads the last line to find the leaf, which is the bad one
+      assert.equal(session.getLeafId(), "u1");
+      assert.deepEqual(session.getLoadIssues().map((i) => [i.kind, i.line]), [["invalid-entry", 3]]);
+      session.rewriteFile();
+      const backups = readdirSync(DIR).filter((name) => name.startsWith(`wrong-leaf-${counter}.jsonl.bak-`));
+      assert.equal(backups.length, 1, "the skipped line survives in a backup");
+      assert.equal(readFileSync(join(DIR, backups[0]), "utf8"), `${lines.join("\n")}\n`);
+    } finally {
+      session.close();
+    }
   });
 });
 

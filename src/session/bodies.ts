@@ -121,6 +121,23 @@ export function readMessagePrefix(
   return { id, parentId, role: roleAt(bytes, at, roleEnd), bodyAt: roleEnd + 1 };
 }
 
+/**
+ * A deferred body that is well-formed JSON but not a valid entry: the line was damaged when it was
+ * written, unlike a file changed since it was opened. SessionManager answers it by reading the
+ * file again in full, so the line is skipped and reported as an open with bodies: "parsed" would.
+ */
+export class InvalidBodyError extends Error {
+  constructor(
+    readonly path: string,
+    readonly line: number,
+    readonly entryId: string,
+    readonly problem: string,
+  ) {
+    super(`${path}:${line}: entry ${entryId} is not a valid entry (${problem}); fix or remove that line`);
+    this.name = "InvalidBodyError";
+  }
+}
+
 /** A read of several lines at once stays under this size unless one line is larger. */
 const WINDOW = 8 << 20;
 /** Lines closer than this are read in one go, gap included. */
@@ -215,7 +232,7 @@ export class BodyReader {
     if (entry?.id !== d.id || entry.type !== d.type) throw this.changed(d, `it now holds entry ${String(entry?.id)}`);
     if (!this.validatedAtLoad) {
       const problem = validateEntry(value, true);
-      if (problem) throw new Error(`${this.path}:${d.line}: entry ${d.id} is not a valid entry (${problem}); fix or remove that line`);
+      if (problem) throw new InvalidBodyError(this.path, d.line, d.id, problem);
     }
     return entry;
   }

@@ -70,7 +70,8 @@ function jsonReason(error: unknown): string {
  *   well-formed JSON without being parsed, and indexed by the type, ids and role read off their
  *   start; each body is parsed and validated when first read. Every other line is parsed. A line
  *   that is not JSON is still reported and skipped at open; a message whose JSON is well formed
- *   but whose fields are wrong is reported when it is read.
+ *   but whose fields are wrong throws InvalidBodyError when it is read, and SessionManager then
+ *   reads the file again as "parsed" (the line skipped and reported).
  * - "trusted": like "checked" without the well-formedness check, for files bonsai wrote itself.
  */
 export type BodyLoading = "eager" | "parsed" | "checked" | "trusted";

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
 import type { PrunedArchive, SessionBackend, StoreKind } from "../storage/types.js";
 import { generateEntryId } from "./ids.js";
-import type { LoadIssue } from "./load.js";
+import { InvalidBodyError } from "./bodies.js";
+import { type LoadIssue, loadSessionIndex } from "./load.js";
 import {
   createFileParts,
   createInStoreParts,
@@ -75,6 +76,8 @@ export class SessionManager {
   private readonly kind: StoreKind | undefined;
   /** a file path or a store location (database password left out); undefined in memory */
   private location: string | undefined;
+  /** the file was read again in full after a message body turned out invalid (see read()) */
+  private rereadInFull = false;
 
   private constructor(parts: SessionParts, options: OpenOptions = {}) {
     this.location = parts.location;
@@ -87,7 +90,7 @@ export class SessionManager {
     this.kind = parts.kind ?? (parts.location === undefined ? undefined : "file");
     this.unmigratedVersion = parts.unmigratedVersion;
     this.index = parts.entries instanceof TreeIndex ? parts.entries : new TreeIndex(parts.entries);
-    this.leafId = leafFromFile(this.index);
+    this.leafId = this.read(() => leafFromFile(this.index));
   }
 
   // ---------------------------------------------------------------- construction
@@ -174,11 +177,11 @@ export class SessionManager {
 
   /** All entries in file order. The array is the manager's own: do not mutate it. */
   getEntries(): readonly SessionEntry[] {
-    return this.index.entries;
+    return this.read(() => this.index.entries);
   }
 
   getEntry(id: string): SessionEntry | undefined {
-    return this.index.get(id);
+    return this.read(() => this.index.get(id));
   }
 
   getLeafId(): string | null {
@@ -186,11 +189,11 @@ export class SessionManager {
   }
 
   getLeafEntry(): SessionEntry | undefined {
-    return this.leafId ? this.index.get(this.leafId) : undefined;
+    return this.read(() => (this.leafId ? this.index.get(this.leafId) : undefined));
   }
 
   getChildren(id: string): SessionEntry[] {
-    return [...this.index.children(id)];
+    return this.read(() => [...this.index.children(id)]);
   }
 
   getLabel(id: string): string | undefined {
@@ -199,25 +202,67 @@ export class SessionManager {
 
   /** Root-first path to `fromId` (default: the leaf), including metadata entries. */
   getBranch(fromId?: string | null): SessionEntry[] {
-    return this.index.branch(fromId === undefined ? this.leafId : fromId, this.reportPathProblem);
+    return this.read(() => this.index.branch(fromId === undefined ? this.leafId : fromId, this.reportPathProblem));
   }
 
   getTree(): SessionTreeNode[] {
-    return this.index.tree(this.reportPathProblem);
+    return this.read(() => this.index.tree(this.reportPathProblem));
   }
 
   /** The session's name: the newest session_info entry, else the header title. */
   getSessionName(): string | undefined {
-    const info = this.index.findLast("session_info");
+    const info = this.read(() => this.index.findLast("session_info"));
     if (info?.type === "session_info") return info.name?.trim() || undefined;
     return this.header.title || undefined;
   }
 
   buildSessionContext(leafId: string | null = this.leafId): SessionContext {
-    return this.index.context(leafId, this.reportPathProblem);
+    return this.read(() => this.index.context(leafId, this.reportPathProblem));
   }
 
   private readonly reportPathProblem = (problem: PathProblem) => this.warn(describePathProblem(problem));
+
+  /**
+   * Runs something that may read message bodies left on disk. A body that is well-formed JSON
+   * but not a valid entry (bodies: "checked") makes the file be read again in full, once: that
+   * line is then skipped and reported, as an open with bodies: "parsed" would have done, and the
+   * read is tried again on the new index. Anything else is thrown as it is.
+   */
+  private read<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof InvalidBodyError) || !this.rereadParsed()) throw error;
+      return run();
+    }
+  }
+
+  /** Replaces the index by a full read of the file; false when there is no file to read again. */
+  private rereadParsed(): boolean {
+    if (this.rereadInFull || this.kind !== "file" || this.location === undefined) return false;
+    this.rereadInFull = true;
+    const loaded = loadSessionIndex(this.location, "parsed");
+    if (loaded.unmigrated) {
+      loaded.index.close(); // an older format never leaves bodies on disk: not reached
+      return false;
+    }
+    // the lines reported at open are reported again (a torn tail that appends have since
+    // closed comes back as malformed JSON): only lines not reported yet are new
+    const reported = new Set(this.issues.map((issue) => issue.line));
+    for (const issue of loaded.issues) {
+      if (reported.has(issue.line)) continue;
+      this.issues.push(issue);
+      this.warn(`${this.location}:${issue.line}: ${issue.message}`);
+    }
+    const old = this.index;
+    this.index = loaded.index;
+    old.close();
+    if (this.leafId !== null && !this.index.has(this.leafId)) {
+      // the leaf itself was the damaged line: the file's own leaf
+      this.leafId = leafFromFile(this.index);
+    }
+    return true;
+  }
 
   // ---------------------------------------------------------------- appending
 
@@ -355,7 +400,7 @@ export class SessionManager {
   persistLeaf(): void {
     if (!this.leafMoved) return;
     const target = this.leafId;
-    if (target === leafFromFile(this.index)) {
+    if (target === this.read(() => leafFromFile(this.index))) {
       this.leafMoved = false;
       return;
     }
@@ -438,7 +483,7 @@ export class SessionManager {
    */
   replaceMessage(entryId: string, message: AgentMessage): void {
     if (this.location && !this.backend) throw new Error(`${this.location}: session was opened read-only`);
-    const entry = this.index.get(entryId);
+    const entry = this.read(() => this.index.get(entryId));
     if (!entry) throw new Error(`Entry ${entryId} not found`);
     if (entry.type !== "message") throw new Error(`Entry ${entryId} is a ${entry.type} entry, not a message`);
     this.index.replaceMessage(entryId, message);
@@ -452,8 +497,10 @@ export class SessionManager {
   rewriteFile(): void {
     if (!this.location) return;
     const writer = this.requireWriter();
+    // every body first: one found invalid adds a skipped line to the issues, and so a backup
+    const entries = this.read(() => this.index.entries);
     if (this.issues.some((i) => i.skipped || i.kind === "invalid-utf8")) writer.backup();
-    writer.rewrite(toLines([this.header, ...this.index.entries]));
+    writer.rewrite(toLines([this.header, ...entries]));
     this.headerWritten = true;
   }
 

@@ -30,8 +30,9 @@ export interface OpenOptions extends AppendOptions {
   /**
    * How message bodies are loaded (default "checked"): message lines are checked to be
    * well-formed JSON at open but parsed only when used (the file stays open until close()), so
-   * opening costs little more than reading the bytes; a message with wrong fields throws when
-   * first read. "parsed" parses and validates every line at open (a bad message is skipped and
+   * opening costs little more than reading the bytes; a message with wrong fields, found when
+   * first read, makes the session read the file again as "parsed" (that line skipped and
+   * reported). "parsed" parses and validates every line at open (a bad message is skipped and
    * reported there); "trusted" skips the JSON check as well; "eager" keeps every parsed entry in
    * memory. See BodyLoading. Database sessions are always read eagerly.
    */
