@@ -12,6 +12,7 @@ export {
   branchSummaryText,
   bashExecutionText,
 } from "./messages/convert.js";
+export { withoutStrayToolResults } from "./messages/tool-pairing.js";
 
 // Session format and store
 export type * from "./session/types.js";

@@ -14,6 +14,7 @@ import type { Agent, AgentEvent, ThinkingLevel } from "@mariozechner/pi-agent-co
 import type { Api, ImageContent, Model } from "@mariozechner/pi-ai";
 import { resolveSettings, type Settings } from "../config/settings.js";
 import { convertToLlm } from "../messages/convert.js";
+import { withoutStrayToolResults } from "../messages/tool-pairing.js";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../messages/types.js";
 import type { SessionManager } from "../session/manager.js";
 import type { NavigateTreeResult } from "../session/navigate.js";
@@ -100,7 +101,8 @@ export class AgentSession {
         tools: options.tools ?? [],
         messages: context.messages as never,
       },
-      convertToLlm: (messages) => convertToLlm(messages as AgentMessage[]) as never,
+      // the session keeps every entry; a request leaves out tool results a provider would refuse
+      convertToLlm: (messages) => withoutStrayToolResults(convertToLlm(messages as AgentMessage[])) as never,
       ...(options.getApiKey ? { getApiKey: options.getApiKey } : {}),
       ...(options.streamFn ? { streamFn: options.streamFn } : {}),
     });
