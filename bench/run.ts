@@ -32,7 +32,7 @@ import {
 import { OPS, type OpName, WARM_BELOW_MS, type WorkerEvent, type WorkerTask } from "./protocol.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const REAL_DIR = resolve(ROOT, "../shared/fixtures/real");
+const REAL_DIR = resolve(ROOT, "test/fixtures/real");
 const WORKER = join(import.meta.dirname, "worker.ts");
 
 interface Options {

@@ -1,14 +1,14 @@
-/** Locations of the shared fixtures; tests read them in place and never copy them. */
+/** Locations of the fixtures in test/fixtures/ (see its README); tests read them in place and never write them. */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-export const SHARED_DIR = resolve(import.meta.dirname, "../../../shared");
-export const CONFORMANCE_DIR = join(SHARED_DIR, "fixtures/conformance");
-export const REAL_DIR = join(SHARED_DIR, "fixtures/real");
+export const FIXTURES_DIR = resolve(import.meta.dirname, "../fixtures");
+export const CONFORMANCE_DIR = join(FIXTURES_DIR, "conformance");
+export const REAL_DIR = join(FIXTURES_DIR, "real");
 export const REAL_SESSION = join(REAL_DIR, "pi-large-session.v1.jsonl");
 
 export function conformanceCases(): { name: string; file: string; golden: ConformanceGolden }[] {
-  if (!existsSync(CONFORMANCE_DIR)) throw new Error(`shared fixtures missing at ${CONFORMANCE_DIR}`);
+  if (!existsSync(CONFORMANCE_DIR)) throw new Error(`conformance fixtures missing at ${CONFORMANCE_DIR}`);
   return readdirSync(CONFORMANCE_DIR)
     .filter((f) => f.endsWith(".jsonl"))
     .sort((a, b) => Number.parseInt(a.slice(5), 10) - Number.parseInt(b.slice(5), 10))
