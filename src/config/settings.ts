@@ -6,7 +6,6 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
-import { z } from "zod";
 import { DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS } from "../compaction/branch-summary.js";
 import { type CompactionSettings as CoreCompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
 
@@ -58,37 +57,43 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
 
 // ---------------------------------------------------------------- schema
 
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
-const httpUrl = z.string().refine((value) => {
+/** A check of one value; the settings are few and flat, so plain predicates serve (no schema library to load). */
+type Check = (value: unknown) => boolean;
+
+const isBoolean: Check = (value) => typeof value === "boolean";
+const isPositiveInt: Check = (value) => Number.isSafeInteger(value) && (value as number) > 0;
+const isNonNegativeInt: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
+const isHttpUrl: Check = (value) => {
+  if (typeof value !== "string") return false;
   try {
     const url = new URL(value);
     return url.protocol === "http:" || url.protocol === "https:";
   } catch {
     return false;
   }
-});
+};
+const isModelList: Check = (value) => Array.isArray(value) && value.every((m) => typeof m === "string" && /^[^/\s]+\/\S+$/.test(m));
 
-/** schema and the words used in an error for each key ("expected <words>, got …") */
+/** check and the words used in an error for each key ("expected <words>, got …") */
 const KEYS = {
   compaction: {
-    enabled: [z.boolean(), "true or false"],
-    reserveTokens: [positiveInt, "a positive integer"],
-    keepRecentTokens: [positiveInt, "a positive integer"],
-    autoContinue: [z.boolean(), "true or false"],
-    remoteEndpoint: [httpUrl, "an http(s) URL"],
-    models: [z.array(z.string().regex(/^[^/\s]+\/\S+$/)), 'a list of "provider/model-id" strings'],
+    enabled: [isBoolean, "true or false"],
+    reserveTokens: [isPositiveInt, "a positive integer"],
+    keepRecentTokens: [isPositiveInt, "a positive integer"],
+    autoContinue: [isBoolean, "true or false"],
+    remoteEndpoint: [isHttpUrl, "an http(s) URL"],
+    models: [isModelList, 'a list of "provider/model-id" strings'],
   },
   branchSummary: {
-    enabled: [z.boolean(), "true or false"],
-    reserveTokens: [positiveInt, "a positive integer"],
+    enabled: [isBoolean, "true or false"],
+    reserveTokens: [isPositiveInt, "a positive integer"],
   },
   retry: {
-    enabled: [z.boolean(), "true or false"],
-    maxRetries: [nonNegativeInt, "a non-negative integer"],
-    baseDelayMs: [nonNegativeInt, "a non-negative integer (milliseconds)"],
+    enabled: [isBoolean, "true or false"],
+    maxRetries: [isNonNegativeInt, "a non-negative integer"],
+    baseDelayMs: [isNonNegativeInt, "a non-negative integer (milliseconds)"],
   },
-} as const satisfies Record<keyof Settings, Record<string, readonly [z.ZodType, string]>>;
+} as const satisfies Record<keyof Settings, Record<string, readonly [Check, string]>>;
 
 type Section = keyof typeof KEYS;
 
@@ -129,7 +134,7 @@ export function parseSettings(
     if (!isPlainObject(sectionValue)) {
       throw new SettingsError(`${source}: ${section}: expected an object, got ${describe(sectionValue)}`);
     }
-    const keys = KEYS[section] as Record<string, readonly [z.ZodType, string]>;
+    const keys = KEYS[section] as Record<string, readonly [Check, string]>;
     const parsed: Record<string, unknown> = {};
     for (const [key, keyValue] of Object.entries(sectionValue)) {
       const rule = keys[key];
@@ -137,12 +142,11 @@ export function parseSettings(
         onWarning(`${source}: unknown setting "${section}.${key}" ignored`);
         continue;
       }
-      const [schema, expected] = rule;
-      const checked = schema.safeParse(keyValue);
-      if (!checked.success) {
+      const [check, expected] = rule;
+      if (!check(keyValue)) {
         throw new SettingsError(`${source}: ${section}.${key}: expected ${expected}, got ${describe(keyValue)}`);
       }
-      parsed[key] = checked.data;
+      parsed[key] = Array.isArray(keyValue) ? [...keyValue] : keyValue;
     }
     (result as Record<string, unknown>)[section] = parsed;
   }
