@@ -1,6 +1,7 @@
 /** The SQLite store: the shared store contract, plus leases, WAL, schema versions and bad databases. */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,8 +10,9 @@ import Database from "better-sqlite3";
 import { SessionLockedError } from "../src/session/lock.js";
 import { openSessionAt, readLinesAt } from "../src/storage/open.js";
 import { STALE_AFTER_MS } from "../src/storage/owner.js";
-import { listSqliteSessions, openSqliteDatabase, SQLITE_SCHEMA_VERSION } from "../src/storage/sqlite.js";
+import { listSqliteSessions, openSqliteDatabase, SQLITE_SCHEMA_VERSION, sqliteDriverError } from "../src/storage/sqlite.js";
 import { StoreVersionError } from "../src/storage/types.js";
+import { ROOT } from "./helpers/cli.js";
 import { sessionLines, storeContract } from "./helpers/store-contract.js";
 
 const dirs: string[] = [];
@@ -154,5 +156,61 @@ describe("sqlite store", () => {
     await backend!.close();
     assert.deepEqual((await readLinesAt(`sqlite:${db}#s`))!.lines.slice(3), ['"third"']);
     assert.equal(listSqliteSessions(db)[0].entryCount, 3);
+  });
+});
+
+describe("a SQLite driver that cannot load", () => {
+  const where = "sqlite:/tmp/s.db";
+  it("turns the driver's own load errors into one line that says how to fix it", () => {
+    const errors: unknown[] = [];
+    // the error better-sqlite3 throws when its native module was never built
+    try {
+      createRequire(import.meta.url)("bindings")({ bindings: "absent.node", module_root: join(ROOT, "node_modules/better-sqlite3") });
+    } catch (error) {
+      errors.push(error);
+    }
+    // a native module built for another Node or damaged
+    const broken = join(tempDir(), "broken.node");
+    writeFileSync(broken, "not a shared object");
+    try {
+      process.dlopen({ exports: {} }, broken);
+    } catch (error) {
+      errors.push(error);
+    }
+    assert.equal(errors.length, 2);
+    for (const error of errors) {
+      const message = sqliteDriverError(where, error)?.message ?? "";
+      assert.match(message, /^sqlite:\/tmp\/s\.db: the SQLite driver \(better-sqlite3\) is not built for this Node v\d+/);
+      assert.match(message, /run `npm rebuild better-sqlite3`/);
+      assert.ok(!message.includes("\n") && !message.includes("→"), message);
+    }
+    assert.equal(sqliteDriverError(where, new Error("disk I/O error")), undefined, "other errors pass through");
+  });
+
+  it("leaves every other command working, and a SQLite location fails with that line", async () => {
+    // as after an install where the optional better-sqlite3 build failed and npm dropped it
+    const preload = join(tempDir(), "no-sqlite.cjs");
+    writeFileSync(
+      preload,
+      `const Module = require("node:module");
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  if (request === "better-sqlite3") { const e = new Error("Cannot find module 'better-sqlite3'"); e.code = "MODULE_NOT_FOUND"; throw e; }
+  return load.call(this, request, ...rest);
+};`,
+    );
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ["--require", preload, "--import", "tsx", join(ROOT, "src/cli/main.ts"), ...args], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "" },
+      });
+    const info = run(["info", "examples/coding-session.jsonl"]);
+    assert.equal(info.status, 0, info.stderr);
+    const db = join(tempDir(), "s.db");
+    const ls = run(["ls", `sqlite:${db}`]);
+    assert.equal(ls.status, 1);
+    assert.equal(ls.stderr.trim().split("\n").length, 1, ls.stderr);
+    assert.match(ls.stderr, /^bonsai: sqlite:.*s\.db: the SQLite driver \(better-sqlite3\) is not built .* run `npm rebuild better-sqlite3`/);
   });
 });

@@ -82,6 +82,21 @@ function sqliteDriver(): typeof BetterSqlite3 {
 
 const storeName = (path: string) => formatLocation({ kind: "sqlite", path });
 
+/**
+ * The one line for a SQLite driver that cannot load: better-sqlite3 is bonsai's only native
+ * module, and when its build failed or was made for another Node, its own error is a list of a
+ * dozen paths. `undefined` for any other error.
+ */
+export function sqliteDriverError(where: string, error: unknown): Error | undefined {
+  const { code, message = "" } = error as { code?: string; message?: string };
+  const unbuilt = /Could not locate the bindings file|better_sqlite3\.node/.test(message);
+  const missing = code === "MODULE_NOT_FOUND" && message.includes("better-sqlite3");
+  if (code !== "ERR_DLOPEN_FAILED" && !unbuilt && !missing) return undefined;
+  return new Error(
+    `${where}: the SQLite driver (better-sqlite3) is not built for this Node ${process.version}; run \`npm rebuild better-sqlite3\` (needs a C/C++ toolchain where no prebuilt binary exists)`,
+  );
+}
+
 /** Opens (creating when allowed) a bonsai SQLite database, upgrading its schema when it is older. */
 export function openSqliteDatabase(path: string, options: { mustExist?: boolean } = {}): Database {
   const file = resolve(path);
@@ -92,6 +107,8 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean 
     const Driver = sqliteDriver();
     db = new Driver(file, { fileMustExist: options.mustExist === true });
   } catch (error) {
+    const driverError = sqliteDriverError(where, error);
+    if (driverError) throw driverError;
     const reason = (error as { code?: string }).code === "SQLITE_CANTOPEN" ? "no such database file" : (error as Error).message;
     throw new Error(`${where}: cannot open the SQLite store: ${reason}`);
   }
