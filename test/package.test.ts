@@ -1,0 +1,73 @@
+/**
+ * What a user of the published package gets: what `import` of the library and `bonsai --help`
+ * load at start-up, and which files `npm pack` ships.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { ROOT } from "./helpers/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "bonsai-package-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * The npm packages a Node program loads, in the order it first asks for them: a module hook
+ * records every resolved URL under node_modules/ (tsx itself is left out).
+ */
+function packagesLoaded(args: string[]): string[] {
+  const hooks = join(dir, "hooks.mjs");
+  writeFileSync(
+    hooks,
+    `export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  const m = result.url.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//);
+  if (m && m[1] !== "tsx" && m[1] !== "esbuild" && m[1] !== "get-tsconfig" && m[1] !== "resolve-pkg-maps") process.stderr.write("LOADED " + m[1] + "\\n");
+  return result;
+}`,
+  );
+  const register = join(dir, "register.mjs");
+  writeFileSync(register, `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hooks).href)});`);
+  const run = spawnSync(process.execPath, ["--import", register, "--import", "tsx", ...args], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  const stderr = run.stderr;
+  return [...new Set(stderr.split("\n").flatMap((line) => (line.startsWith("LOADED ") ? [line.slice(7)] : [])))];
+}
+
+describe("start-up", () => {
+  it("importing the library loads no npm package until a feature needs it", () => {
+    const entry = join(dir, "import.mjs");
+    writeFileSync(entry, `await import(${JSON.stringify(pathToFileURL(join(ROOT, "src/index.ts")).href)});`);
+    assert.deepEqual(packagesLoaded([entry]), []);
+  });
+
+  it("bonsai --help loads only the argument parser and colors", () => {
+    assert.deepEqual(packagesLoaded([join(ROOT, "src/cli/main.ts"), "--help"]).sort(), ["commander", "picocolors"]);
+  });
+});
+
+describe("npm pack", () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  const packed = (): string[] => {
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8" });
+    return (JSON.parse(out)[0].files as { path: string }[]).map((f) => f.path);
+  };
+
+  it("ships the built library, its types, the command, the example and the license, and nothing else", () => {
+    const files = packed();
+    for (const needed of ["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl", manifest.bin.bonsai, "dist/index.js", "dist/index.d.ts"]) {
+      assert.ok(files.includes(needed), `${needed} is packed`);
+    }
+    const stray = files.filter((f) => !/^dist\/.*\.(js|d\.ts)$/.test(f) && !["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl"].includes(f));
+    assert.deepEqual(stray, [], "no source maps, sources, generators or scripts");
+  });
+
+  it("has a name that is not the unrelated `bonsai` package, and the command is still `bonsai`", () => {
+    assert.notEqual(manifest.name, "bonsai");
+    assert.deepEqual(Object.keys(manifest.bin), ["bonsai"]);
+    assert.match(readFileSync(join(ROOT, "README.md"), "utf8"), new RegExp(`npm install ${manifest.name}`));
+  });
+});
