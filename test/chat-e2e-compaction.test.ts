@@ -1,17 +1,15 @@
 /**
- * `bonsai chat` compacting, end to end in tmux against a scripted OpenAI-compatible server:
+ * `bonsai chat` compacting, end to end in a pseudo-terminal against a scripted OpenAI-compatible server:
  * `/compact` with instructions, automatic compaction at the threshold (with a message typed
  * during it queued and sent afterwards), and recovery from a context overflow.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { chatWorld, lastText, longText, requestKind } from "./helpers/chat-e2e.js";
-import { hasTmux } from "./helpers/tmux.js";
 
 const SUMMARY = "## Goal\nMake the parser fast.\n\n## Progress\n- measured the tokenizer";
 
 test("/compact: Escape cancels it; with instructions it summarizes older turns and shows the compaction", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   const world = await chatWorld(
     (request, kind) => {
       if (kind === "compaction") return { text: SUMMARY, delayMs: 800 };
@@ -54,7 +52,6 @@ test("/compact: Escape cancels it; with instructions it summarizes older turns a
 });
 
 test("automatic compaction at the threshold shows why, and a message typed meanwhile is sent after it", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   const world = await chatWorld(
     (request, kind) => {
       if (kind === "compaction") return { text: SUMMARY, delayMs: 1500 };
@@ -90,7 +87,6 @@ test("automatic compaction at the threshold shows why, and a message typed meanw
 });
 
 test("a context overflow is announced, compacted and the turn retried", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   let overflowed = false;
   const world = await chatWorld(
     (request, kind) => {

@@ -1,5 +1,5 @@
 /**
- * `bonsai chat` end to end, in a real terminal (tmux) against a scripted OpenAI-compatible
+ * `bonsai chat` end to end, in a real terminal (a pseudo-terminal) against a scripted OpenAI-compatible
  * server on 127.0.0.1: a conversation with a tool call that writes a file, Escape during a slow
  * answer, command hints, /session, /quit, and --continue resuming with the context intact.
  */
@@ -11,7 +11,6 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { NO_MODEL_MESSAGE } from "../src/chat/model.js";
 import { chatWorld, lastText } from "./helpers/chat-e2e.js";
-import { hasTmux } from "./helpers/tmux.js";
 
 const run = promisify(execFile);
 const MAIN = resolve(import.meta.dirname, "..", "src/cli/main.ts");
@@ -27,7 +26,6 @@ test("without a model, bonsai chat exits 1 with one line saying how to configure
 });
 
 test("a conversation with a tool call, Escape during an answer, /quit and --continue", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   const world = await chatWorld((request, kind) => {
     if (kind !== "chat") return { text: "## Goal\nunused" };
     const last = request.messages[request.messages.length - 1];

@@ -1,5 +1,5 @@
 /**
- * `bonsai chat --session sqlite:PATH#ID` end to end, in a real terminal (tmux) against the
+ * `bonsai chat --session sqlite:PATH#ID` end to end, in a real terminal (a pseudo-terminal) against the
  * scripted server: the first chat starts the session in the database and exchanges a turn, the
  * second resumes it (transcript and model context), /session and the footer show the location,
  * and /fork continues under a new id in the same database. A database that cannot be opened ends
@@ -11,10 +11,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { listSessionsAt } from "../src/storage/open.js";
 import { chatWorld, lastText } from "./helpers/chat-e2e.js";
-import { hasTmux } from "./helpers/tmux.js";
 
 test("a chat on sqlite:PATH#ID starts the session there, the next chat on it resumes it, /fork stays in the database; a database that cannot be opened is one line", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   const world = await chatWorld((request, kind) => {
     if (kind !== "chat") return { text: "## Goal\nunused" };
     const words = lastText(request);

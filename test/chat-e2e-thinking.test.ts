@@ -1,5 +1,5 @@
 /**
- * `bonsai chat` end to end (tmux, scripted server on 127.0.0.1): a model caught thinking shows
+ * `bonsai chat` end to end (a pty, scripted server on 127.0.0.1): a model caught thinking shows
  * only the last lines of its thinking, which collapse to one line once the answer arrives; two
  * lines typed meanwhile reach the model as one user message, in one turn.
  */
@@ -7,12 +7,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { THINKING_LIVE_LINES } from "../src/chat/transcript.js";
 import { chatWorld, lastText, requestKind } from "./helpers/chat-e2e.js";
-import { hasTmux } from "./helpers/tmux.js";
 
 const THOUGHTS = Array.from({ length: 10 }, (_, i) => `idea-${String(i + 1).padStart(2, "0")} look at the parser`);
 
 test("thinking streams as a short tail, then collapses; lines typed while busy go as one message", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;

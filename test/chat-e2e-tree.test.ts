@@ -1,5 +1,5 @@
 /**
- * `/tree`, `/label` and `/fork` in `bonsai chat`, end to end in tmux against a scripted
+ * `/tree`, `/label` and `/fork` in `bonsai chat`, end to end in a pseudo-terminal against a scripted
  * OpenAI-compatible server: moving without a summary (branchSummary disabled), and with one
  * (enabled in the project's .bonsai/settings.json), including Escape during a slow summary and
  * a summary with custom instructions.
@@ -7,12 +7,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { chatWorld, lastText } from "./helpers/chat-e2e.js";
-import { hasTmux } from "./helpers/tmux.js";
 
 const answer = (said: string) => `Answer: ${/"text":"([^"]*)"/.exec(said)?.[1] ?? said}`;
 
 test("/tree moves back without a summary, the next message forks, /label and /fork", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   const world = await chatWorld((request) => ({ text: answer(lastText(request)) }));
   try {
     const chat = world.start();
@@ -63,7 +61,6 @@ test("/tree moves back without a summary, the next message forks, /label and /fo
 });
 
 test("/tree with branch summaries: Escape backs out of the question and cancels a slow summary; custom instructions reach the summarizer", async () => {
-  assert.ok(hasTmux(), "the chat end-to-end tests need tmux (.ci/run installs it)");
   let branchRequests = 0;
   const world = await chatWorld(
     (request, kind) => {

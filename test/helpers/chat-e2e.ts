@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SettingsInput } from "../../src/config/settings.js";
 import { type ChatRequest, type ScriptedReply, type ScriptedServer, startScriptedServer, systemText } from "./sse-server.js";
-import { ChatTerminal } from "./tmux.js";
+import { ChatTerminal } from "./terminal.js";
 
 export interface ChatWorld {
   home: string;
@@ -92,7 +92,7 @@ export async function chatWorld(
         .map((line) => JSON.parse(line));
     },
     async cleanup() {
-      for (const terminal of terminals) terminal.kill();
+      await Promise.all(terminals.map((terminal) => terminal.kill()));
       await server.close();
       rmSync(home, { recursive: true, force: true });
       rmSync(cwd, { recursive: true, force: true });
