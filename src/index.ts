@@ -4,7 +4,7 @@
  */
 
 // Message model
-export type * from "./messages/types.js";
+export type * from "./format/message-types.js";
 export {
   convertToLlm,
   convertMessageToLlm,
@@ -15,15 +15,15 @@ export {
 export { withoutStrayToolResults } from "./messages/tool-pairing.js";
 
 // Session format and store
-export type * from "./session/types.js";
-export { CURRENT_SESSION_VERSION, CHECKOUT_CUSTOM_TYPE, isFromExtension } from "./session/types.js";
+export type * from "./format/entry-types.js";
+export { CURRENT_SESSION_VERSION, CHECKOUT_CUSTOM_TYPE, isFromExtension } from "./format/entry-types.js";
 export {
   buildSessionContext,
   contextFromPath,
   messageFromEntry,
   modelFromChange,
-} from "./session/context.js";
-export { migrateSessionEntries, sessionVersion } from "./session/migrate.js";
+} from "./format/context.js";
+export { migrateSessionEntries, sessionVersion } from "./format/migrate.js";
 export {
   parseSessionEntries,
   loadSessionFile,
@@ -31,12 +31,12 @@ export {
   SessionFileError,
   type LoadIssue,
   type LoadedSession,
-} from "./session/load.js";
+} from "./storage/load.js";
 export { SessionManager, defaultSessionDir, type OpenOptions } from "./session/manager.js";
-export { SessionLockedError } from "./session/lock.js";
+export { SessionLockedError } from "./storage/lock.js";
 export { TreeIndex, flattenTree } from "./session/tree.js";
-export { pathToRoot, type PathProblem } from "./session/path.js";
-export { writeFileAtomic } from "./session/storage.js";
+export { pathToRoot, type PathProblem } from "./format/path.js";
+export { writeFileAtomic } from "./storage/file-writer.js";
 
 // Token accounting
 export {
@@ -104,7 +104,7 @@ export {
   type PruneSessionOptions,
   type PruneSessionResult,
   type RestoreResult,
-} from "./compaction/prune-archive.js";
+} from "./ops/prune.js";
 export {
   COMPACTION_SYSTEM_PROMPT,
   INITIAL_SUMMARY_PROMPT,
@@ -144,7 +144,7 @@ export {
   type NavigateTreeHooks,
   type TreePreparation,
   type BeforeTreeResult,
-} from "./session/navigate.js";
+} from "./ops/navigate.js";
 
 // AgentSession: orchestration over pi-agent-core's Agent, hooks, settings, retries
 export {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
 import { CompactionError } from "../src/agent/compaction-run.js";
 import type { AgentSessionEvent } from "../src/agent/events.js";
-import type { CompactionEntry } from "../src/session/types.js";
+import type { CompactionEntry } from "../src/format/entry-types.js";
 import { createHarness, type Harness, replies } from "./helpers/agent-harness.js";
 
 let harness: Harness | undefined;

@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall, Type } from "@mariozechner/pi-ai";
-import { prunedArchivePath, readPrunedRecords } from "../src/compaction/prune-archive.js";
+import { prunedArchivePath, readPrunedRecords } from "../src/ops/prune.js";
 import { estimateTokens } from "../src/compaction/tokens.js";
-import type { AgentMessage } from "../src/messages/types.js";
-import { loadSessionFile } from "../src/session/load.js";
+import type { AgentMessage } from "../src/format/message-types.js";
+import { loadSessionFile } from "../src/storage/load.js";
 import { SessionManager } from "../src/session/manager.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import { createHarness, type Harness } from "./helpers/agent-harness.js";
 
 let harness: Harness | undefined;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
 import { AgentSession } from "../src/agent/agent-session.js";
 import type { AgentSessionEvent } from "../src/agent/events.js";
-import type { AgentMessage } from "../src/messages/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
 import { SessionManager } from "../src/session/manager.js";
 import { openAiCompatibleModel } from "../src/summarizer/pi-ai.js";
 import { type ChatRequest, type ScriptedReply, type ScriptedServer, startScriptedServer, systemText } from "./helpers/sse-server.js";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
-import type { BranchSummaryEntry, SessionEntry } from "../src/session/types.js";
+import type { BranchSummaryEntry, SessionEntry } from "../src/format/entry-types.js";
 import { createHarness, type Harness, replies, scriptedSummarizer } from "./helpers/agent-harness.js";
 
 let harness: Harness | undefined;

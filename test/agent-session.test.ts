@@ -10,9 +10,9 @@ import { fauxAssistantMessage, fauxToolCall, Type } from "@mariozechner/pi-ai";
 import { AUTO_CONTINUE_PROMPT } from "../src/agent/agent-session.js";
 import { CompactionError } from "../src/agent/compaction-run.js";
 import type { AgentSessionEvent } from "../src/agent/events.js";
-import type { AgentMessage } from "../src/messages/types.js";
-import { loadSessionFile } from "../src/session/load.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
+import { loadSessionFile } from "../src/storage/load.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import { bigText, createHarness, entryShape, type Harness, replies, reply, scriptedSummarizer } from "./helpers/agent-harness.js";
 
 let harness: Harness | undefined;

@@ -14,10 +14,10 @@ import {
   prepareBranchEntries,
 } from "../src/compaction/branch-summary.js";
 import { computeFileLists } from "../src/compaction/file-ops.js";
-import type { AgentMessage, AssistantMessage, ToolCall } from "../src/messages/types.js";
+import type { AgentMessage, AssistantMessage, ToolCall } from "../src/format/message-types.js";
 import { BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT } from "../src/prompts/branch.js";
 import { SessionManager } from "../src/session/manager.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import { SummarizationAbortedError, type SummarizeRequest, type Summarizer } from "../src/summarizer/types.js";
 
 // ---------------------------------------------------------------- builders

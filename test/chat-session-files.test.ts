@@ -12,7 +12,7 @@ import { AgentSession } from "../src/agent/agent-session.js";
 import { chatModelSource, NO_MODEL_MESSAGE, resolveChatModel } from "../src/chat/model.js";
 import { findLatestSession, hasSessionHeader, openChatSession, savedSessionLines, shellWord, withoutPasswords } from "../src/chat/session-files.js";
 import { CliError } from "../src/cli/output.js";
-import { SessionLockedError } from "../src/session/lock.js";
+import { SessionLockedError } from "../src/storage/lock.js";
 import { defaultSessionDir, SessionManager } from "../src/session/manager.js";
 import { listSessionsAt } from "../src/storage/open.js";
 import { testDatabase } from "./helpers/postgres.js";

@@ -15,7 +15,7 @@ import {
   toolResultLine,
   withoutBranchPreamble,
 } from "../src/chat/transcript.js";
-import type { AssistantMessage } from "../src/messages/types.js";
+import type { AssistantMessage } from "../src/format/message-types.js";
 import { BRANCH_SUMMARY_PREAMBLE } from "../src/prompts/branch.js";
 import { assistantMsg, T0, toolResultMsg, userMsg } from "./helpers/session-builders.js";
 

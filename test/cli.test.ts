@@ -10,10 +10,10 @@ import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { estimateTokens } from "../src/compaction/tokens.js";
 import { convertToLlm } from "../src/messages/convert.js";
-import type { AgentMessage } from "../src/messages/types.js";
-import { loadSessionFile } from "../src/session/load.js";
+import type { AgentMessage } from "../src/format/message-types.js";
+import { loadSessionFile } from "../src/storage/load.js";
 import { SessionManager } from "../src/session/manager.js";
-import { sessionVersion } from "../src/session/migrate.js";
+import { sessionVersion } from "../src/format/migrate.js";
 import { type CliRun as Run, ROOT, runBonsai } from "./helpers/cli.js";
 import { conformanceCases, REAL_SESSION } from "./helpers/fixtures.js";
 

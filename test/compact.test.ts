@@ -8,7 +8,7 @@ import { estimateTextTokens, packChunks, promptBudget } from "../src/compaction/
 import { compact, serializeParts } from "../src/compaction/compact.js";
 import { type CompactionPreparation, prepareCompaction } from "../src/compaction/prepare.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../src/compaction/settings.js";
-import type { AgentMessage } from "../src/messages/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
 import {
   COMPACTION_SYSTEM_PROMPT,
   INITIAL_SUMMARY_PROMPT,
@@ -21,7 +21,7 @@ import {
   UPDATE_SUMMARY_PROMPT,
 } from "../src/prompts/compaction.js";
 import { SessionManager } from "../src/session/manager.js";
-import type { CompactionEntry } from "../src/session/types.js";
+import type { CompactionEntry } from "../src/format/entry-types.js";
 import { extractiveSummarizer } from "../src/summarizer/extractive.js";
 import { SummarizationAbortedError } from "../src/summarizer/types.js";
 import { fakeSummarizer, hangUntilAborted } from "./helpers/fake-summarizer.js";

@@ -9,7 +9,7 @@ import { findCutPoint } from "../src/compaction/cut-point.js";
 import { estimateTokens } from "../src/compaction/tokens.js";
 import { SessionManager } from "../src/session/manager.js";
 import { flattenTree } from "../src/session/tree.js";
-import type { FileLists, SessionEntry } from "../src/session/types.js";
+import type { FileLists, SessionEntry } from "../src/format/entry-types.js";
 import { conformanceCases, type GoldenCut, REAL_SESSION, realGolden } from "./helpers/fixtures.js";
 
 const cases = conformanceCases();

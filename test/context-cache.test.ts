@@ -7,12 +7,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { pruneSession } from "../src/compaction/prune-archive.js";
-import type { AgentMessage, ToolResultMessage } from "../src/messages/types.js";
-import { contextFromPath } from "../src/session/context.js";
+import { pruneSession } from "../src/ops/prune.js";
+import type { AgentMessage, ToolResultMessage } from "../src/format/message-types.js";
+import { contextFromPath } from "../src/format/context.js";
 import { SessionManager } from "../src/session/manager.js";
 import { TreeIndex } from "../src/session/tree.js";
-import type { SessionContext, SessionEntry } from "../src/session/types.js";
+import type { SessionContext, SessionEntry } from "../src/format/entry-types.js";
 import { assistantMsg, entry, T0, tempDir, userEntry, userMsg } from "./helpers/session-builders.js";
 import { seededRandom } from "../src/util/seeded-random.js";
 

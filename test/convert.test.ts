@@ -11,7 +11,7 @@ import type {
   FileMentionMessage,
   PythonExecutionMessage,
   UserMessage,
-} from "../src/messages/types.js";
+} from "../src/format/message-types.js";
 import { assistantMsg, image, T0, toolResultMsg, userMsg } from "./helpers/session-builders.js";
 
 const only = (m: AgentMessage) => {

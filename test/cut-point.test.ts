@@ -11,9 +11,9 @@ import {
   isValidCutPoint,
 } from "../src/compaction/cut-point.js";
 import { estimateTokens } from "../src/compaction/tokens.js";
-import type { AgentMessage } from "../src/messages/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
 import { SessionManager } from "../src/session/manager.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import { REAL_SESSION } from "./helpers/fixtures.js";
 import {
   a,

@@ -11,7 +11,7 @@ import {
   formatFileOperations,
   stripFileOperations,
 } from "../src/compaction/file-ops.js";
-import type { AgentMessage } from "../src/messages/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
 import { a, messageOf, tr, u } from "./helpers/paths.js";
 
 const assistantCalling = (...calls: { name: string; args?: Record<string, unknown> }[]) => messageOf(a("", { calls }));

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { generateEntryId, generateSessionId } from "../src/session/ids.js";
+import { generateEntryId, generateSessionId } from "../src/format/ids.js";
 
 describe("generateEntryId", () => {
   it("gives distinct 8-character hex ids across many pool refills", () => {

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { readMessagePrefix } from "../src/session/bodies.js";
-import { finishesJsonObjects, isWellFormedJson } from "../src/session/json-syntax.js";
+import { readMessagePrefix } from "../src/storage/bodies.js";
+import { finishesJsonObjects, isWellFormedJson } from "../src/format/json-syntax.js";
 import { seededRandom } from "../src/util/seeded-random.js";
 
 function parses(text: string): boolean {

@@ -12,8 +12,8 @@ import {
   type OverflowDetector,
   shouldAutoContinue,
 } from "../src/agent/overflow.js";
-import type { AgentMessage, AssistantMessage, Usage } from "../src/messages/types.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { AgentMessage, AssistantMessage, Usage } from "../src/format/message-types.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 
 const detect = isContextOverflow as unknown as OverflowDetector;
 const T = Date.parse("2026-02-01T00:00:00.000Z");

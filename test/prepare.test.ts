@@ -13,9 +13,9 @@ import {
 } from "../src/compaction/prepare.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../src/compaction/settings.js";
 import { estimateTokens } from "../src/compaction/tokens.js";
-import type { AgentMessage } from "../src/messages/types.js";
-import { contextFromPath } from "../src/session/context.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
+import { contextFromPath } from "../src/format/context.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import {
   a,
   bash,

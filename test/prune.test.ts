@@ -12,13 +12,13 @@ import {
   pruneSession,
   readPrunedRecords,
   restorePrunedOutputs,
-} from "../src/compaction/prune-archive.js";
+} from "../src/ops/prune.js";
 import { DEFAULT_PRUNE_CONFIG, planPruning, prunedNotice, pruneToolOutputs } from "../src/compaction/prune.js";
 import { estimateTokens } from "../src/compaction/tokens.js";
 import { convertToLlm } from "../src/messages/convert.js";
-import type { AgentMessage, ToolResultMessage } from "../src/messages/types.js";
+import type { AgentMessage, ToolResultMessage } from "../src/format/message-types.js";
 import { SessionManager } from "../src/session/manager.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import { a, compaction, messageOf, path, text, tr, u } from "./helpers/paths.js";
 import { tempDir } from "./helpers/session-builders.js";
 

@@ -11,7 +11,7 @@ import {
   SleepAbortedError,
   sleep,
 } from "../src/agent/retry.js";
-import type { AssistantMessage } from "../src/messages/types.js";
+import type { AssistantMessage } from "../src/format/message-types.js";
 
 const detect = (m: Pick<AssistantMessage, "stopReason" | "errorMessage">) =>
   isContextOverflow({ ...m, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 } } as never);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { convertToLlm } from "../src/messages/convert.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, serializeConversation, truncateMiddle } from "../src/messages/serialize.js";
-import type { AgentMessage, AssistantMessage, LlmMessage, UserMessage } from "../src/messages/types.js";
+import type { AgentMessage, AssistantMessage, LlmMessage, UserMessage } from "../src/format/message-types.js";
 import { image } from "./helpers/session-builders.js";
 
 const user = (content: UserMessage["content"]): LlmMessage => ({ role: "user", content, timestamp: 0 });

@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { InvalidBodyError, readMessagePrefix } from "../src/session/bodies.js";
-import { loadSessionIndex } from "../src/session/load.js";
+import { InvalidBodyError, readMessagePrefix } from "../src/storage/bodies.js";
+import { loadSessionIndex } from "../src/storage/load.js";
 import { IdTable } from "../src/session/id-table.js";
 import { SessionManager } from "../src/session/manager.js";
-import { toJsonl } from "../src/session/storage.js";
-import { flattenTree } from "../src/session/tree.js";
-import type { SessionEntry } from "../src/session/types.js";
+import { toJsonl } from "../src/storage/file-writer.js";
+import { flattenTree, TreeIndex } from "../src/session/tree.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import { conformanceCases } from "./helpers/fixtures.js";
 import { assistantEntry, entry, msg, tempDir, toolResultMsg, userEntry } from "./helpers/session-builders.js";
 
@@ -207,7 +207,7 @@ describe("checked: JSON checked at open, fields when read", () => {
     const session = SessionManager.open(file, { readOnly: true, bodies: "checked" });
     assert.deepEqual(session.getLoadIssues(), []);
     assert.equal(session.buildSessionContext().messages.length, 2, "the leaf u3 hangs off u1");
-    const { index } = loadSessionIndex(file, "checked");
+    const { index } = loadSessionIndex(file, "checked", new TreeIndex());
     try {
       assert.throws(
         () => index.get("u2"),

@@ -3,9 +3,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { buildSessionContext, contextFromPath } from "../src/session/context.js";
-import type { PathProblem } from "../src/session/path.js";
-import type { SessionEntry } from "../src/session/types.js";
+import { buildSessionContext, contextFromPath } from "../src/format/context.js";
+import type { PathProblem } from "../src/format/path.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import {
   assistantEntry,
   assistantMsg,

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { defaultSessionDir, SessionManager } from "../src/session/manager.js";
 import { flattenTree } from "../src/session/tree.js";
-import { CHECKOUT_CUSTOM_TYPE, type SessionEntry, type SessionTreeNode } from "../src/session/types.js";
-import { toJsonl } from "../src/session/storage.js";
+import { CHECKOUT_CUSTOM_TYPE, type SessionEntry, type SessionTreeNode } from "../src/format/entry-types.js";
+import { toJsonl } from "../src/storage/file-writer.js";
 import { assistantMsg, tempDir, userEntry, userMsg } from "./helpers/session-builders.js";
 
 const { dir: DIR, cleanup } = tempDir();

@@ -7,12 +7,12 @@ import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { after, describe, it, mock } from "node:test";
-import { resetEntryIdPool } from "../src/session/ids.js";
-import { parseSessionEntries } from "../src/session/load.js";
+import { resetEntryIdPool } from "../src/format/ids.js";
+import { parseSessionEntries } from "../src/storage/load.js";
 import { SessionManager } from "../src/session/manager.js";
-import { migrateSessionEntries, sessionVersion } from "../src/session/migrate.js";
-import type { FileEntry } from "../src/session/types.js";
-import { toJsonl } from "../src/session/storage.js";
+import { migrateSessionEntries, sessionVersion } from "../src/format/migrate.js";
+import type { FileEntry } from "../src/format/entry-types.js";
+import { toJsonl } from "../src/storage/file-writer.js";
 import { REAL_SESSION, realGolden } from "./helpers/fixtures.js";
 import { assistantMsg, tempDir, userMsg } from "./helpers/session-builders.js";
 

@@ -11,12 +11,12 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it, mock } from "node:test";
 import { estimateTokens } from "../src/compaction/tokens.js";
-import { type LoadIssue, loadSessionFile, loadSessionText, SessionFileError } from "../src/session/load.js";
-import { SessionLockedError } from "../src/session/lock.js";
+import { type LoadIssue, loadSessionFile, loadSessionText, SessionFileError } from "../src/storage/load.js";
+import { SessionLockedError } from "../src/storage/lock.js";
 import { SessionManager } from "../src/session/manager.js";
-import { toJsonl, writeFileAtomic } from "../src/session/storage.js";
+import { toJsonl, writeFileAtomic } from "../src/storage/file-writer.js";
 import { flattenTree } from "../src/session/tree.js";
-import type { SessionEntry } from "../src/session/types.js";
+import type { SessionEntry } from "../src/format/entry-types.js";
 import { assistantEntry, assistantMsg, entry, tempDir, userEntry, userMsg } from "./helpers/session-builders.js";
 
 const { readFileSync, writeFileSync, statSync, existsSync, readdirSync, mkdirSync, appendFileSync } = fs;

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
-import { SessionLockedError } from "../src/session/lock.js";
+import { SessionLockedError } from "../src/storage/lock.js";
 import { openSessionAt, readLinesAt } from "../src/storage/open.js";
 import { testDatabase } from "./helpers/postgres.js";
 import { sessionLine, sessionLines } from "./helpers/store-contract.js";

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
-import { SessionLockedError } from "../src/session/lock.js";
+import { SessionLockedError } from "../src/storage/lock.js";
 import { listSessionsAt, openSessionAt, readLinesAt } from "../src/storage/open.js";
 import { lockKey, POSTGRES_SCHEMA_VERSION } from "../src/storage/postgres.js";
 import { StoreVersionError } from "../src/storage/types.js";

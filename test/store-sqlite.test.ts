@@ -7,7 +7,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { SessionLockedError } from "../src/session/lock.js";
+import { SessionLockedError } from "../src/storage/lock.js";
 import { openSessionAt, readLinesAt } from "../src/storage/open.js";
 import { STALE_AFTER_MS } from "../src/storage/owner.js";
 import { listSqliteSessions, openSqliteDatabase, SQLITE_SCHEMA_VERSION, sqliteDriverError } from "../src/storage/sqlite.js";

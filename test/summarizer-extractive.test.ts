@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "../src/compaction/file-ops.js";
 import { convertToLlm } from "../src/messages/convert.js";
 import { serializeConversation } from "../src/messages/serialize.js";
-import type { LlmMessage } from "../src/messages/types.js";
+import type { LlmMessage } from "../src/format/message-types.js";
 import { SessionManager } from "../src/session/manager.js";
 import { EXTRACTIVE_LABEL, extractiveSummarizer, extractiveSummary } from "../src/summarizer/extractive.js";
 import { parsePrompt, parseToolCalls, parseTranscript } from "../src/summarizer/extractive-parse.js";

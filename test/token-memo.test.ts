@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { findCutPoint } from "../src/compaction/cut-point.js";
 import { pruneToolOutputs } from "../src/compaction/prune.js";
 import { estimateTokens, forgetTokenEstimate } from "../src/compaction/tokens.js";
-import type { AgentMessage, AssistantMessage } from "../src/messages/types.js";
+import type { AgentMessage, AssistantMessage } from "../src/format/message-types.js";
 import { assistantMsg, msg, toolResultMsg, userMsg } from "./helpers/session-builders.js";
 
 function callingAssistant(args: Record<string, unknown>): AssistantMessage {

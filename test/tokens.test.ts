@@ -12,7 +12,7 @@ import {
   IMAGE_CHARS,
   shouldCompact,
 } from "../src/compaction/tokens.js";
-import type { AgentMessage } from "../src/messages/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
 import { assistantMsg, entry, image, msg, T0, toolResultMsg, usage, userMsg } from "./helpers/session-builders.js";
 
 describe("calculateContextTokens / calculatePromptTokens", () => {

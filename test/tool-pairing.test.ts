@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import type { Context } from "@mariozechner/pi-ai";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { withoutStrayToolResults } from "../src/messages/tool-pairing.js";
-import type { AssistantMessage, LlmMessage, ToolResultMessage } from "../src/messages/types.js";
+import type { AssistantMessage, LlmMessage, ToolResultMessage } from "../src/format/message-types.js";
 import { SessionManager } from "../src/session/manager.js";
 import { seededRandom } from "../src/util/seeded-random.js";
 import { createHarness } from "./helpers/agent-harness.js";

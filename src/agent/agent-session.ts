@@ -15,9 +15,9 @@ import type { Api, ImageContent, Model } from "@mariozechner/pi-ai";
 import { resolveSettings, type Settings } from "../config/settings.js";
 import { convertToLlm } from "../messages/convert.js";
 import { withoutStrayToolResults } from "../messages/tool-pairing.js";
-import type { AgentMessage, AssistantMessage, UserMessage } from "../messages/types.js";
+import type { AgentMessage, AssistantMessage, UserMessage } from "../format/message-types.js";
 import type { SessionManager } from "../session/manager.js";
-import type { NavigateTreeResult } from "../session/navigate.js";
+import type { NavigateTreeResult } from "../ops/navigate.js";
 import { type CompactionOutcome, runAutoCompaction, runCompaction } from "./compaction-run.js";
 import type {
   AgentSessionEvent,

@@ -10,7 +10,7 @@ import { type CompactionPreparation, planCompaction } from "../compaction/prepar
 import { summaryTokenBudgets } from "../compaction/settings.js";
 import type { Settings } from "../config/settings.js";
 import type { SessionManager } from "../session/manager.js";
-import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
 import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.js";
 import { requiredContextWindow } from "./candidates.js";
 import type {

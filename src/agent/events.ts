@@ -5,9 +5,9 @@
 import type { AgentEvent } from "@mariozechner/pi-agent-core";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/prepare.js";
-import type { AgentMessage } from "../messages/types.js";
-import type { BeforeTreeResult, TreePreparation } from "../session/navigate.js";
-import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.js";
+import type { AgentMessage } from "../format/message-types.js";
+import type { BeforeTreeResult, TreePreparation } from "../ops/navigate.js";
+import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../format/entry-types.js";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
 export type AutoCompactionReason = Exclude<CompactionReason, "manual">;

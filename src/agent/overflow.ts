@@ -6,9 +6,9 @@
  * - a compaction that does not shrink the context is reported instead of being retried.
  */
 import type { CompactionSettings } from "../config/settings.js";
-import type { AgentMessage, AssistantMessage } from "../messages/types.js";
+import type { AgentMessage, AssistantMessage } from "../format/message-types.js";
 import { calculateContextTokens, estimateContextTokens, estimateTokens, shouldCompact } from "../compaction/tokens.js";
-import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
 
 /** pi-ai's `isContextOverflow`, or anything with its signature. */
 export type OverflowDetector = (message: AssistantMessage, contextWindow?: number) => boolean;

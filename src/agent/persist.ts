@@ -3,7 +3,7 @@
  * custom_message entries, everything else the agent produces as message entries. Summary
  * messages come from entries, so they are never written back.
  */
-import type { AgentMessage } from "../messages/types.js";
+import type { AgentMessage } from "../format/message-types.js";
 import type { SessionManager } from "../session/manager.js";
 
 export function appendAgentMessage(session: SessionManager, message: AgentMessage): void {

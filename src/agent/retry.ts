@@ -2,7 +2,7 @@
  * Retry rules shared by the agent's turn retry and compaction's summarizer retry: which errors
  * are transient, how long the provider asked us to wait, exponential backoff. Pure.
  */
-import type { AssistantMessage } from "../messages/types.js";
+import type { AssistantMessage } from "../format/message-types.js";
 import type { RetrySettings } from "../config/settings.js";
 
 // The abortable sleep lives in util (the remote summarizer needs it too); re-exported for the agent.

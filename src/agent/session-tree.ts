@@ -3,7 +3,7 @@
  * branching before a user message (spec 12.13). The caller refreshes the agent's context.
  */
 import type { SessionManager } from "../session/manager.js";
-import { destinationOf, type NavigateTreeResult, navigateTree } from "../session/navigate.js";
+import { destinationOf, type NavigateTreeResult, navigateTree } from "../ops/navigate.js";
 import type { Summarizer } from "../summarizer/types.js";
 import type { SessionHookEvents } from "./events.js";
 import type { HookRunner } from "./hooks.js";

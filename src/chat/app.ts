@@ -26,8 +26,8 @@ import {
 import type { AgentSession } from "../agent/agent-session.js";
 import { CompactionError } from "../agent/compaction-run.js";
 import type { AgentSessionEvent } from "../agent/events.js";
-import { contentText } from "../cli/preview.js";
-import type { AgentMessage, AssistantMessage } from "../messages/types.js";
+import { contentText } from "../messages/preview.js";
+import type { AgentMessage, AssistantMessage } from "../format/message-types.js";
 import { type ChatInput, helpLines, parseChatInput } from "./commands.js";
 import { displayPath, formatFooter } from "./footer.js";
 import { autoCompactionEndBlock, autoCompactionStartText, noticeBlock, statusLine } from "./notices.js";

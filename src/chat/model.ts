@@ -4,7 +4,7 @@
  * from the environment (BONSAI_BASE_URL, BONSAI_MODEL). pi-ai loads only when a model is built.
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
-import { CliError } from "../cli/output.js";
+import { CliError } from "../util/cli-error.js";
 import { SummarizerConfigError } from "../summarizer/types.js";
 
 export const NO_MODEL_MESSAGE =

@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { CliError } from "../cli/output.js";
+import { CliError } from "../util/cli-error.js";
 import { defaultSessionDir, SessionManager } from "../session/manager.js";
 import { formatLocation, parseLocation, type StoreLocation } from "../storage/location.js";
 

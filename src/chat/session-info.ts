@@ -2,7 +2,7 @@
  * What `/session` prints: the file or database location, its entries by kind, the tokens the
  * model reported and what they cost. Pure over the session's entries.
  */
-import type { SessionEntry } from "../session/types.js";
+import type { SessionEntry } from "../format/entry-types.js";
 import { formatContextUsage, formatTokens } from "./footer.js";
 
 export interface SessionStats {

@@ -3,7 +3,7 @@
  * from them. Plain terminals (NO_COLOR) get the same text without escapes.
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
-import { colors } from "../cli/output.js";
+import { colors } from "../util/colors.js";
 import type { BlockStyle } from "./transcript.js";
 
 const c = colors();

@@ -4,8 +4,8 @@
  * answer still streaming becomes the tail of its thinking, then its text. Pure; the app turns
  * blocks into components and colors them by style.
  */
-import { clip, contentText, formatToolCall } from "../cli/preview.js";
-import type { AgentMessage, AssistantMessage, TextContent, ThinkingContent } from "../messages/types.js";
+import { clip, contentText, formatToolCall } from "../messages/preview.js";
+import type { AgentMessage, AssistantMessage, TextContent, ThinkingContent } from "../format/message-types.js";
 import { BRANCH_SUMMARY_PREAMBLE } from "../prompts/branch.js";
 import { formatTokens } from "./footer.js";
 

@@ -7,7 +7,7 @@
  */
 import { type Container, Editor, type SelectItem, SelectList, type TUI, truncateToWidth } from "@mariozechner/pi-tui";
 import type { AgentSession } from "../agent/agent-session.js";
-import { clip } from "../cli/preview.js";
+import { clip } from "../messages/preview.js";
 import { collectEntriesForBranchSummary } from "../compaction/branch-summary.js";
 import { editorTheme, selectListTheme, ui } from "./theme.js";
 import type { DisplayBlock } from "./transcript.js";

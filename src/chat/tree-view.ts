@@ -4,10 +4,10 @@
  * current leaf marked. Bookkeeping entries (bonsai.checkout markers, label changes) are left
  * out; their children take their place. Pure: tree in, rows out.
  */
-import { clip, entryPreview } from "../cli/preview.js";
+import { clip, entryPreview } from "../messages/preview.js";
 import { assistantText, toolCallLine, withoutBranchPreamble } from "./transcript.js";
-import { withoutHidden } from "../session/tree-nodes.js";
-import { isCheckoutMarker, type SessionEntry, type SessionTreeNode } from "../session/types.js";
+import { withoutHidden } from "../format/tree-nodes.js";
+import { isCheckoutMarker, type SessionEntry, type SessionTreeNode } from "../format/entry-types.js";
 
 export interface TreeRow {
   id: string;

@@ -5,30 +5,13 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import pc from "picocolors";
-import { SessionFileError } from "../session/load.js";
-import { SessionLockedError } from "../session/lock.js";
+import { SessionFileError } from "../storage/load.js";
+import { SessionLockedError } from "../storage/lock.js";
 import type { SessionManager } from "../session/manager.js";
+import { CliError } from "../util/cli-error.js";
 
-/** A failure whose message is already fit for the user: printed as is, never with a stack. */
-export class CliError extends Error {
-  override name = "CliError";
-}
-
-/** Colors only for a terminal, and never when NO_COLOR is set (any value, per no-color.org). */
-export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
-  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
-  return stream.isTTY === true;
-}
-
-export type Colors = ReturnType<typeof pc.createColors>;
-
-let cachedColors: Colors | undefined;
-export function colors(): Colors {
-  cachedColors ??= pc.createColors(useColor());
-  return cachedColors;
-}
+export { CliError } from "../util/cli-error.js";
+export { type Colors, colors, useColor } from "../util/colors.js";
 
 /** Stable JSON: two-space indentation, one trailing newline, key order as the caller built it. */
 export function printJson(value: unknown): void {

@@ -6,7 +6,7 @@
  */
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
-import type { AgentMessage } from "../messages/types.js";
+import type { AgentMessage } from "../format/message-types.js";
 import {
   BRANCH_SUMMARY_PREAMBLE,
   BRANCH_SUMMARY_SYSTEM_PROMPT,
@@ -17,8 +17,8 @@ import {
   branchSummaryMessageFromEntry,
   compactionSummaryMessageFromEntry,
   customMessageFromEntry,
-} from "../session/context.js";
-import { type FileLists, isFromExtension, type SessionEntry } from "../session/types.js";
+} from "../format/context.js";
+import { type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
 import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.js";
 import { addFileLists, computeFileLists, createFileOps, extractFileOpsFromMessage, type FileOps, formatFileOperations } from "./file-ops.js";
 import { estimateTokens } from "./tokens.js";

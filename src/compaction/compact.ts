@@ -6,7 +6,7 @@
  */
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
-import type { AgentMessage } from "../messages/types.js";
+import type { AgentMessage } from "../format/message-types.js";
 import { assembleSummaryPrompt } from "../prompts/assemble.js";
 import {
   CHUNK_SUMMARY_PROMPT,
@@ -20,7 +20,7 @@ import {
   TURN_PREFIX_PROMPT,
   UPDATE_SUMMARY_PROMPT,
 } from "../prompts/compaction.js";
-import type { FileLists } from "../session/types.js";
+import type { FileLists } from "../format/entry-types.js";
 import { SummarizationAbortedError, type SummarizeResult, type Summarizer } from "../summarizer/types.js";
 import { estimateTextTokens, outputBudget, promptBudget, summarizeConversation } from "./chunking.js";
 import { computeFileLists, formatFileOperations, stripFileOperations } from "./file-ops.js";

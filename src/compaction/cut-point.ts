@@ -3,7 +3,7 @@
  * (estimated) are kept, then cut at a message that can start the kept region. A tool result is
  * never a cut point, because it must stay behind the assistant message that called the tool.
  */
-import type { SessionEntry } from "../session/types.js";
+import type { SessionEntry } from "../format/entry-types.js";
 import { estimateTokens } from "./tokens.js";
 
 export interface CutPoint {

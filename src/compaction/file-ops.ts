@@ -3,8 +3,8 @@
  * and `edit` tool calls. Summaries carry these lists so a compacted session still knows what it
  * touched.
  */
-import type { AgentMessage } from "../messages/types.js";
-import type { FileLists } from "../session/types.js";
+import type { AgentMessage } from "../format/message-types.js";
+import type { FileLists } from "../format/entry-types.js";
 
 export interface FileOps {
   read: Set<string>;

@@ -3,9 +3,9 @@
  * calling a model. Which entries stay verbatim, which messages get summarized (and which form the
  * prefix of a split turn), the previous summary, the files touched so far, and the context size.
  */
-import type { AgentMessage, Usage } from "../messages/types.js";
-import { contextFromPath, messageFromEntry } from "../session/context.js";
-import { type CompactionEntry, type FileLists, isFromExtension, type SessionEntry } from "../session/types.js";
+import type { AgentMessage, Usage } from "../format/message-types.js";
+import { contextFromPath, messageFromEntry } from "../format/context.js";
+import { type CompactionEntry, type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
 import { findCutPoint } from "./cut-point.js";
 import { addFileLists, createFileOps, extractFileOpsFromMessage, type FileOps } from "./file-ops.js";
 import type { CompactionSettings } from "./settings.js";

@@ -1,10 +1,10 @@
 /**
  * Tool-output pruning: old, large tool results are replaced by a one-line notice so they stop
  * filling the context, while the newest tool output stays whole. The decision is pure; the
- * session shell (prune-archive.ts) archives the originals before anything is rewritten.
+ * session shell (ops/prune.ts) archives the originals before anything is rewritten.
  */
-import type { TextContent, ToolResultMessage } from "../messages/types.js";
-import type { SessionEntry } from "../session/types.js";
+import type { TextContent, ToolResultMessage } from "../format/message-types.js";
+import type { SessionEntry } from "../format/entry-types.js";
 import { estimateTokens } from "./tokens.js";
 
 export interface PruneConfig {

@@ -2,8 +2,8 @@
  * Token accounting: a chars/4 estimate per message (conservative, free), and the provider's
  * reported usage as the anchor for what a request really cost.
  */
-import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "../messages/types.js";
-import type { SessionEntry } from "../session/types.js";
+import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "../format/message-types.js";
+import type { SessionEntry } from "../format/entry-types.js";
 
 /** An image attached to a tool result, custom message or file mention counts as 4,800 characters. */
 export const IMAGE_CHARS = 4800;

@@ -13,7 +13,7 @@ import type {
   TextContent,
   ToolResultMessage,
   UserMessage,
-} from "./types.js";
+} from "../format/message-types.js";
 
 export const COMPACTION_SUMMARY_INTRO =
   "Earlier parts of this conversation were condensed to stay within the context window. " +

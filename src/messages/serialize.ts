@@ -4,7 +4,7 @@
  * Tool results are bounded (head and tail kept, the cut marked): a summarizer needs to know
  * what a command printed, not every line of a 2 MB log.
  */
-import type { LlmMessage, TextContent } from "./types.js";
+import type { LlmMessage, TextContent } from "../format/message-types.js";
 
 export interface SerializeOptions {
   /** longest tool result kept whole, in characters; longer ones keep head and tail (default 4000) */

@@ -7,7 +7,7 @@
  * leaves the stray results out. The opposite case, a call with no result, pi-ai already answers
  * with a synthetic "no result" for every provider.
  */
-import type { LlmMessage } from "./types.js";
+import type { LlmMessage } from "../format/message-types.js";
 
 /** `messages` without the tool results that answer no open call of the assistant message before them. */
 export function withoutStrayToolResults(messages: readonly LlmMessage[]): LlmMessage[] {

@@ -6,11 +6,11 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
+import type { AgentMessage, ImageContent, TextContent } from "../format/message-types.js";
 import type { PrunedArchive, SessionBackend, StoreKind } from "../storage/types.js";
-import { generateEntryId } from "./ids.js";
-import { InvalidBodyError } from "./bodies.js";
-import { type LoadIssue, loadSessionIndex } from "./load.js";
+import { generateEntryId } from "../format/ids.js";
+import { InvalidBodyError } from "../storage/bodies.js";
+import { type LoadIssue, loadSessionIndex } from "../storage/load.js";
 import {
   createFileParts,
   createInStoreParts,
@@ -21,8 +21,8 @@ import {
   type SessionParts,
   toLines,
 } from "./opening.js";
-import { describePathProblem, type PathProblem } from "./path.js";
-import type { AppendOptions } from "./storage.js";
+import { describePathProblem, type PathProblem } from "../format/path.js";
+import type { AppendOptions } from "../storage/file-writer.js";
 import { TreeIndex } from "./tree.js";
 import {
   CHECKOUT_CUSTOM_TYPE,
@@ -41,7 +41,7 @@ import {
   type SessionInfoEntry,
   type SessionTreeNode,
   type ThinkingLevelChangeEntry,
-} from "./types.js";
+} from "../format/entry-types.js";
 
 export interface CompactionExtras {
   shortSummary?: string;
@@ -143,7 +143,7 @@ export class SessionManager {
 
   /**
    * Where a database session archives pruned tool output (a session file uses a sidecar file,
-   * see prune-archive.ts). Undefined for files, in memory, and when not open for writing.
+   * see ops/prune.ts). Undefined for files, in memory, and when not open for writing.
    */
   getPrunedArchive(): PrunedArchive | undefined {
     return this.backend?.archive;
@@ -241,7 +241,7 @@ export class SessionManager {
   private rereadParsed(): boolean {
     if (this.rereadInFull || this.kind !== "file" || this.location === undefined) return false;
     this.rereadInFull = true;
-    const loaded = loadSessionIndex(this.location, "parsed");
+    const loaded = loadSessionIndex(this.location, "parsed", new TreeIndex());
     if (loaded.unmigrated) {
       loaded.index.close(); // an older format never leaves bodies on disk: not reached
       return false;

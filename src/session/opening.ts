@@ -9,12 +9,12 @@ import { FileBackend, sessionFileName } from "../storage/file.js";
 import { formatLocation, LocationError, parseLocation, withSessionId } from "../storage/location.js";
 import { openSessionAt } from "../storage/open.js";
 import type { SessionBackend, StoreKind } from "../storage/types.js";
-import { generateSessionId } from "./ids.js";
-import { type BodyLoading, type LoadedIndex, type LoadIssue, loadSessionIndex, SessionFileError } from "./load.js";
-import { migrateSessionEntries, sessionVersion } from "./migrate.js";
-import { type AppendOptions, SessionFileWriter } from "./storage.js";
-import type { TreeIndex } from "./tree.js";
-import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.js";
+import { generateSessionId } from "../format/ids.js";
+import { type BodyLoading, type LoadedIndex, type LoadIssue, loadSessionIndex, SessionFileError } from "../storage/load.js";
+import { migrateSessionEntries, sessionVersion } from "../format/migrate.js";
+import { type AppendOptions, SessionFileWriter } from "../storage/file-writer.js";
+import { TreeIndex } from "./tree.js";
+import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../format/entry-types.js";
 
 export interface OpenOptions extends AppendOptions {
   /** read without taking the writer lock; every write then throws */
@@ -85,10 +85,10 @@ export function openFileParts(path: string, options: OpenOptions): SessionParts 
   }
   // Take the lock before reading, so no other writer changes the file between read and append.
   const backend = options.readOnly ? undefined : new FileBackend(new SessionFileWriter(file, { ...options, lock: true }));
-  let loaded: LoadedIndex | undefined;
+  let loaded: LoadedIndex<TreeIndex> | undefined;
   try {
     try {
-      loaded = loadSessionIndex(file, options.bodies ?? "checked");
+      loaded = loadSessionIndex(file, options.bodies ?? "checked", new TreeIndex());
     } catch (error) {
       // An empty file holds nothing to lose: start a fresh session in it.
       if (error instanceof SessionFileError && error.code === "EMPTY" && backend) return fresh(backend);

@@ -9,11 +9,11 @@
  * latest compaction instead of a walk over the whole path. The last context built is remembered:
  * an agent asks for it every turn after appending an entry or two, and only those are converted.
  */
-import type { BodyReader, DeferredBody } from "./bodies.js";
-import { compactionSummaryMessageFromEntry, contextFromPath, messageFromEntry, modelFromChange } from "./context.js";
+import type { BodyReader, DeferredBody } from "../storage/bodies.js";
+import { compactionSummaryMessageFromEntry, contextFromPath, messageFromEntry, modelFromChange } from "../format/context.js";
 import { IdTable } from "./id-table.js";
-import { type PathProblem, pathToRoot } from "./path.js";
-import type { AgentMessage } from "../messages/types.js";
+import { type PathProblem, pathToRoot } from "../format/path.js";
+import type { AgentMessage } from "../format/message-types.js";
 import type {
   CompactionEntry,
   ModelRef,
@@ -21,7 +21,7 @@ import type {
   SessionEntry,
   SessionTreeNode,
   ThinkingLevelChangeEntry,
-} from "./types.js";
+} from "../format/entry-types.js";
 
 class IndexNode implements DeferredBody {
   /** the parent, when it was indexed before this entry */

@@ -4,13 +4,13 @@
  *   - a session file: the sidecar `<file>.pruned.jsonl` beside it, one JSON record per line;
  *   - SQLite: rows of the `pruned` table, PostgreSQL: rows of `bonsai.pruned`, keyed by session id
  *     and ordered by seq, in the same database as the session.
- * compaction/prune-archive.ts appends and reads records through a session; here the archive is
+ * ops/prune.ts appends and reads records through a session; here the archive is
  * read without the writer lease, and replaced whole at a copy's target under its lease.
  */
 import { readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { SessionFileError } from "../session/load.js";
-import { fsyncDirectory, writeFileAtomic } from "../session/storage.js";
+import { SessionFileError } from "./load.js";
+import { fsyncDirectory, writeFileAtomic } from "./file-writer.js";
 import { readFileLines } from "./file.js";
 import { formatLocation, requireSessionId, type StoreLocation } from "./location.js";
 import { connect, ensureSchema, storeName } from "./postgres-schema.js";

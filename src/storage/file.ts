@@ -6,9 +6,9 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { forEachFileLine } from "../session/jsonl.js";
-import { type LoadedSession, loadSessionFile, SessionFileError } from "../session/load.js";
-import { SessionFileWriter } from "../session/storage.js";
+import { forEachFileLine } from "./read-lines.js";
+import { type LoadedSession, loadSessionFile, SessionFileError } from "./load.js";
+import { SessionFileWriter } from "./file-writer.js";
 import type { OpenedSession, OpenSessionOptions, SessionBackend, SessionSummary, StoredLines } from "./types.js";
 
 /** A backup's time suffix: the current time, safe in file names and session ids. */

@@ -2,7 +2,7 @@
  * Pure rules over a session's lines that every store shares: what a database keeps beside them
  * for `bonsai ls` (title, cwd, size, count), and turning stored lines back into a loaded session.
  */
-import { type LoadedSession, loadSessionText } from "../session/load.js";
+import { type LoadedSession, loadSessionText } from "./load.js";
 
 /** Line facts a database keeps per session, derived from the lines themselves. */
 export interface LinesDigest {

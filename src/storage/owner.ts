@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { isProcessAlive, type LockOwner } from "../session/lock.js";
+import { isProcessAlive, type LockOwner } from "./lock.js";
 
 /** A writer refreshes its heartbeat at least this often while it holds a lease. */
 export const HEARTBEAT_MS = 30_000;

@@ -8,8 +8,8 @@
  * queued after it is written (types.ts states the whole durability contract).
  */
 import { hostname } from "node:os";
-import type { LoadedSession } from "../session/load.js";
-import type { LockOwner } from "../session/lock.js";
+import type { LoadedSession } from "./load.js";
+import type { LockOwner } from "./lock.js";
 import { backupStamp } from "./file.js";
 import { applyDigest, checkStorableLines, digestLines, EMPTY_META, loadLines, type SessionMeta } from "./lines.js";
 import { formatLocation } from "./location.js";

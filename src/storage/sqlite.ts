@@ -15,7 +15,7 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import type { LoadedSession } from "../session/load.js";
+import type { LoadedSession } from "./load.js";
 import { backupStamp } from "./file.js";
 import { applyDigest, checkStorableLines, digestLines, EMPTY_META, loadLines, type SessionMeta } from "./lines.js";
 import { formatLocation } from "./location.js";

@@ -18,8 +18,8 @@
  *   every later append() throws it, and flush() and close() reject with it. A process that exits
  *   without awaiting close() can lose what was still queued, and says so on stderr.
  */
-import type { LoadedSession } from "../session/load.js";
-import { type LockOwner, SessionLockedError } from "../session/lock.js";
+import type { LoadedSession } from "./load.js";
+import { type LockOwner, SessionLockedError } from "./lock.js";
 
 export type StoreKind = "file" | "sqlite" | "postgres";
 
@@ -64,7 +64,7 @@ export interface SessionBackend {
   backup(): string;
   /**
    * The session's archive of pruned tool output, in a database (a session file keeps it in a
-   * sidecar file instead; see src/compaction/prune-archive.ts). Undefined for files.
+   * sidecar file instead; see src/ops/prune.ts). Undefined for files.
    */
   readonly archive?: PrunedArchive;
   /** Starts a new, empty session in the same store (a file in the same directory), holding its lease. */

@@ -4,7 +4,7 @@
  * serve` is one. Overload (429/503) is retried after the server's `Retry-After`, a bounded number
  * of times; every attempt has its own timeout; the caller's signal cancels everything.
  */
-import type { Usage } from "../messages/types.js";
+import type { Usage } from "../format/message-types.js";
 import { sleep } from "../util/sleep.js";
 import {
   SummarizationAbortedError,

@@ -3,7 +3,7 @@
  * user prompt into text. Implementations: pi-ai models (pi-ai.ts), a remote summarization
  * endpoint (remote.ts), and the offline extractive summarizer (extractive.ts).
  */
-import type { Usage } from "../messages/types.js";
+import type { Usage } from "../format/message-types.js";
 
 export interface SummarizeRequest {
   systemPrompt: string;

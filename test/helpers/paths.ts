@@ -2,8 +2,8 @@
  * Linear paths for compaction tests: each builder returns the fields of one entry, and `path()`
  * chains them with ids "e0", "e1", … and parent links, as getBranch() would return them.
  */
-import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage, Usage } from "../../src/messages/types.js";
-import type { SessionEntry } from "../../src/session/types.js";
+import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage, Usage } from "../../src/format/message-types.js";
+import type { SessionEntry } from "../../src/format/entry-types.js";
 import { iso, T0, usage as makeUsage } from "./session-builders.js";
 
 type Spec = Record<string, unknown> & { type: string };

@@ -11,8 +11,8 @@ import type {
   ToolResultMessage,
   Usage,
   UserMessage,
-} from "../../src/messages/types.js";
-import type { SessionEntry } from "../../src/session/types.js";
+} from "../../src/format/message-types.js";
+import type { SessionEntry } from "../../src/format/entry-types.js";
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { SessionLockedError } from "../../src/session/lock.js";
+import { SessionLockedError } from "../../src/storage/lock.js";
 import { copySession } from "../../src/storage/copy.js";
 import { listSessionsAt, openSessionAt, readLinesAt } from "../../src/storage/open.js";
 import { conformanceCases, REAL_SESSION } from "./fixtures.js";

@@ -8,7 +8,7 @@
  */
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
-import { SessionLockedError } from "../../src/session/lock.js";
+import { SessionLockedError } from "../../src/storage/lock.js";
 import { parseLocation } from "../../src/storage/location.js";
 import { openSessionAt } from "../../src/storage/open.js";
 import { sessionLine } from "./store-contract.js";

@@ -13,8 +13,8 @@ import {
 } from "../../compaction/branch-summary.js";
 import { computeFileLists } from "../../compaction/file-ops.js";
 import { estimateTokens } from "../../compaction/tokens.js";
-import { destinationOf, navigateTree } from "../../session/navigate.js";
-import type { SessionEntry } from "../../session/types.js";
+import { destinationOf, navigateTree } from "../../ops/navigate.js";
+import type { SessionEntry } from "../../format/entry-types.js";
 import type { Summarizer } from "../../summarizer/types.js";
 import {
   abortOnInterrupt,
@@ -32,7 +32,7 @@ import {
   warn,
 } from "../output.js";
 import { openForReading, openWithStableIds } from "../open-session.js";
-import { clip, entryPreview } from "../preview.js";
+import { clip, entryPreview } from "../../messages/preview.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
 import { errorText } from "../../util/error-text.js";
 

@@ -11,7 +11,7 @@ import { computeFileLists } from "../../compaction/file-ops.js";
 import { type CompactionPreparation, planCompaction } from "../../compaction/prepare.js";
 import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "../../compaction/settings.js";
 import { estimateTokens } from "../../compaction/tokens.js";
-import type { AgentMessage } from "../../messages/types.js";
+import type { AgentMessage } from "../../format/message-types.js";
 import type { SessionManager } from "../../session/manager.js";
 import { SummarizationAbortedError, type Summarizer } from "../../summarizer/types.js";
 import {

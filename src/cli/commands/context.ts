@@ -2,8 +2,8 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { estimateTokens } from "../../compaction/tokens.js";
 import { convertToLlm } from "../../messages/convert.js";
-import type { AgentMessage, LlmMessage } from "../../messages/types.js";
-import type { SessionContext } from "../../session/types.js";
+import type { AgentMessage, LlmMessage } from "../../format/message-types.js";
+import type { SessionContext } from "../../format/entry-types.js";
 import {
   type Colors,
   colors,
@@ -14,7 +14,7 @@ import {
   runAction,
 } from "../output.js";
 import { openForReading } from "../open-session.js";
-import { clip, contentText, formatToolCall } from "../preview.js";
+import { clip, contentText, formatToolCall } from "../../messages/preview.js";
 
 export interface ContextJson {
   leafId: string | null;

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { estimateTokens } from "../../compaction/tokens.js";
 import type { SessionManager } from "../../session/manager.js";
-import { isCheckoutMarker } from "../../session/types.js";
+import { isCheckoutMarker } from "../../format/entry-types.js";
 import {
   type Colors,
   colors,

@@ -1,7 +1,7 @@
 /** `bonsai migrate FILE`: upgrades a v1/v2 session to v3 in place, keeping a backup. */
 import type { Command } from "commander";
-import { sessionVersion } from "../../session/migrate.js";
-import { CURRENT_SESSION_VERSION } from "../../session/types.js";
+import { sessionVersion } from "../../format/migrate.js";
+import { CURRENT_SESSION_VERSION } from "../../format/entry-types.js";
 import { openSession } from "../open-session.js";
 import { colors, print, printJson, runAction, warn } from "../output.js";
 

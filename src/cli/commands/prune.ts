@@ -11,7 +11,7 @@ import {
   type PruneSessionResult,
   type RestoreResult,
   restorePrunedOutputs,
-} from "../../compaction/prune-archive.js";
+} from "../../ops/prune.js";
 import { DEFAULT_PRUNE_CONFIG, type PruneConfig } from "../../compaction/prune.js";
 import type { SessionManager } from "../../session/manager.js";
 import {

@@ -2,11 +2,11 @@
 import type { Command } from "commander";
 import type { SessionManager } from "../../session/manager.js";
 import { flattenTree } from "../../session/tree.js";
-import { withoutHidden } from "../../session/tree-nodes.js";
-import { isCheckoutMarker, type SessionTreeNode } from "../../session/types.js";
+import { withoutHidden } from "../../format/tree-nodes.js";
+import { isCheckoutMarker, type SessionTreeNode } from "../../format/entry-types.js";
 import { openForReading } from "../open-session.js";
 import { type Colors, colors, print, printJson, runAction } from "../output.js";
-import { clip, entryPreview } from "../preview.js";
+import { clip, entryPreview } from "../../messages/preview.js";
 
 export interface TreeJson {
   leafId: string | null;

@@ -6,9 +6,9 @@
  * atomic rewrite by another writer (a rename) does not move the bytes under us.
  */
 import { closeSync, openSync, readSync } from "node:fs";
-import { decodeLine } from "./jsonl.js";
-import type { SessionEntry } from "./types.js";
-import { validateEntry } from "./validate.js";
+import { decodeLine } from "../format/lines.js";
+import type { SessionEntry } from "../format/entry-types.js";
+import { validateEntry } from "../format/validate.js";
 
 /** Where the body of an entry that was not kept is, and what it must turn out to be. */
 export interface DeferredBody {

@@ -6,14 +6,14 @@
  * in order before the rewrite (src/storage). Restoring puts the originals back.
  */
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import type { ImageContent, TextContent, ToolResultMessage } from "../messages/types.js";
-import { contextFromPath } from "../session/context.js";
+import type { ImageContent, TextContent, ToolResultMessage } from "../format/message-types.js";
+import { contextFromPath } from "../format/context.js";
 import type { SessionManager } from "../session/manager.js";
-import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
 import { prunedArchivePath } from "../storage/archive.js";
 import type { PrunedArchive } from "../storage/types.js";
-import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "./prune.js";
-import { estimateTokens } from "./tokens.js";
+import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "../compaction/prune.js";
+import { estimateTokens } from "../compaction/tokens.js";
 
 // the sidecar's name belongs to the storage layer, which copies archives between stores
 export { prunedArchivePath };

@@ -4,7 +4,7 @@
  * `{provider, modelId}`, `session_info`) and oh-my-pi (`fromExtension`, model_change
  * `{model: "provider/id", role?}`, header `title`).
  */
-import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
+import type { AgentMessage, ImageContent, TextContent } from "./message-types.js";
 
 export const CURRENT_SESSION_VERSION = 3;
 

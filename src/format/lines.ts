@@ -1,5 +1,5 @@
 /**
- * JSONL reading without readline and without decoding the whole file into one string:
+ * JSONL lines without readline and without decoding the whole file into one string:
  * a Buffer-level splitter that decodes one line at a time. It is the fastest way to read a
  * session file on Node 20 (see DESIGN.md section 6) and it knows line numbers for error reports.
  * One line object is reused for every line and the bytes are handed out as a range of the read
@@ -7,7 +7,6 @@
  * to keep.
  */
 import { isUtf8 } from "node:buffer";
-import { closeSync, openSync, readSync } from "node:fs";
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -55,29 +54,9 @@ class LineView implements RawLine {
 }
 
 /**
- * Calls `onLine` for every line of the file, in order. Blank lines are reported too (with
- * empty bytes) so callers can keep exact line numbers; most callers skip them.
+ * Calls `onLine` for every line of an in-memory buffer, in order. Blank lines are reported too
+ * (with empty bytes) so callers can keep exact line numbers; most callers skip them.
  */
-export function forEachFileLine(path: string, onLine: (line: RawLine) => void): { size: number } {
-  const fd = openSync(path, "r");
-  try {
-    return forEachDescriptorLine(fd, onLine);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Same as forEachFileLine, from the start of an open file; the caller keeps the descriptor. */
-export function forEachDescriptorLine(fd: number, onLine: (line: RawLine) => void): { size: number } {
-  let position = 0;
-  return forEachChunkLine((buffer) => {
-    const n = readSync(fd, buffer, 0, buffer.length, position);
-    position += n;
-    return n;
-  }, onLine);
-}
-
-/** Same as forEachFileLine, over an in-memory buffer. */
 export function forEachBufferLine(data: Buffer, onLine: (line: RawLine) => void): void {
   const line = new LineView();
   let start = 0;
@@ -93,7 +72,11 @@ export function forEachBufferLine(data: Buffer, onLine: (line: RawLine) => void)
   }
 }
 
-function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line: RawLine) => void): { size: number } {
+/**
+ * The same over data that `read` fills into a buffer chunk by chunk (returning the byte count, 0
+ * at the end): how storage/read-lines.ts reads a file without holding it whole.
+ */
+export function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line: RawLine) => void): { size: number } {
   const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
   const line = new LineView();
   let carry: Buffer | null = null;

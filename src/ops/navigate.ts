@@ -10,8 +10,8 @@ import {
   generateBranchSummary,
 } from "../compaction/branch-summary.js";
 import type { Summarizer } from "../summarizer/types.js";
-import type { SessionManager } from "./manager.js";
-import type { BranchSummaryEntry, FileLists, SessionEntry } from "./types.js";
+import type { SessionManager } from "../session/manager.js";
+import type { BranchSummaryEntry, FileLists, SessionEntry } from "../format/entry-types.js";
 
 /** What is about to happen, as a hook sees it. */
 export interface TreePreparation {

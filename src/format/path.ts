@@ -3,7 +3,7 @@
  * parent id that does not exist ends the walk where it is, and the optional `onProblem` callback
  * hears about it once, instead of looping forever like the reference does.
  */
-import type { SessionEntry } from "./types.js";
+import type { SessionEntry } from "./entry-types.js";
 
 export type PathProblem =
   | { kind: "cycle"; entryId: string }

@@ -3,7 +3,7 @@
  * because they run once per entry on every open: each check returns the first problem as a short
  * phrase ("field `parentId` must be a string or null") or undefined when the value is usable.
  */
-import type { SessionEntry, SessionHeader } from "./types.js";
+import type { SessionEntry, SessionHeader } from "./entry-types.js";
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * collision-checked against each other and v1 `model_change` entries gain the oh-my-pi spelling.
  */
 import { generateEntryId } from "./ids.js";
-import { CURRENT_SESSION_VERSION, type FileEntry, type SessionHeader } from "./types.js";
+import { CURRENT_SESSION_VERSION, type FileEntry, type SessionHeader } from "./entry-types.js";
 
 type Mutable = Record<string, unknown>;
 

@@ -7,7 +7,7 @@ import type {
   BranchSummaryMessage,
   CompactionSummaryMessage,
   CustomMessage,
-} from "../messages/types.js";
+} from "./message-types.js";
 import { type EntryLookup, type PathProblem, pathToRoot } from "./path.js";
 import type {
   BranchSummaryEntry,
@@ -17,7 +17,7 @@ import type {
   ModelRef,
   SessionContext,
   SessionEntry,
-} from "./types.js";
+} from "./entry-types.js";
 
 const toMs = (iso: string): number => new Date(iso).getTime();
 

@@ -1,9 +1,9 @@
 /**
  * Short, plain-text views of entries and messages for human output. Pure: data in, strings out.
  */
-import type { AgentMessage, ImageContent, TextContent } from "../messages/types.js";
-import { modelFromChange } from "../session/context.js";
-import type { SessionEntry } from "../session/types.js";
+import type { AgentMessage, ImageContent, TextContent } from "../format/message-types.js";
+import { modelFromChange } from "../format/context.js";
+import type { SessionEntry } from "../format/entry-types.js";
 
 /** Collapses whitespace and cuts to `max` characters, marking the cut with an ellipsis. */
 export function clip(text: string, max: number): string {

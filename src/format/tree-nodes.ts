@@ -2,7 +2,7 @@
  * Views of the node tree `getTree()` returns, shared by the displays of it (`bonsai tree`, the
  * `/tree` selector of chat). Pure: nodes in, nodes out.
  */
-import type { SessionEntry, SessionTreeNode } from "./types.js";
+import type { SessionEntry, SessionTreeNode } from "./entry-types.js";
 
 /**
  * The nodes in order, each one whose entry is `hidden` replaced by its own children (and so on

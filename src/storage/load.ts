@@ -5,11 +5,11 @@
  */
 import { closeSync, openSync, statSync } from "node:fs";
 import { BodyReader, readMessagePrefix } from "./bodies.js";
-import { finishesJsonObjects } from "./json-syntax.js";
-import { decodeRange, forEachBufferLine, forEachDescriptorLine, isUtf8Range, type RawLine } from "./jsonl.js";
-import { TreeIndex } from "./tree.js";
-import { isKnownEntryType, validateEntry, validateHeader } from "./validate.js";
-import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.js";
+import { finishesJsonObjects } from "../format/json-syntax.js";
+import { decodeRange, forEachBufferLine, isUtf8Range, type RawLine } from "../format/lines.js";
+import { forEachDescriptorLine } from "./read-lines.js";
+import { isKnownEntryType, validateEntry, validateHeader } from "../format/validate.js";
+import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../format/entry-types.js";
 import { errorText } from "../util/error-text.js";
 
 export type LoadIssueKind =
@@ -76,6 +76,19 @@ function jsonReason(error: unknown): string {
  */
 export type BodyLoading = "eager" | "parsed" | "checked" | "trusted";
 
+/**
+ * Where the entries of a current (v3) file go as they are read: the session layer's tree index
+ * implements it, so storage reads into it without depending on it (docs/ARCHITECTURE.md, layers).
+ */
+export interface EntrySink {
+  /** adds a parsed entry; false when its id is already there */
+  addIfNew(entry: SessionEntry): boolean;
+  /** adds an entry whose body stays in the file at `offset`, `length` bytes; false on a duplicate id */
+  addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean;
+  /** hands over the reader that fetches deferred bodies */
+  attachBodies(bodies: BodyReader): void;
+}
+
 /** Accumulates lines into a LoadedSession; shared by the file and the text entry points. */
 class SessionReader {
   header: SessionHeader | undefined;
@@ -85,7 +98,7 @@ class SessionReader {
   private readonly ids = new Set<string>();
   private requireTreeFields = true;
   /** where entries of a current (v3) file go, when the caller indexes them as they are read */
-  private into: TreeIndex | undefined;
+  private into: EntrySink | undefined;
   deferred = 0;
   /** the id of the last message indexed from its prefix: usually the next one's parent */
   private lastDeferredId: string | undefined;
@@ -101,7 +114,7 @@ class SessionReader {
 
   constructor(
     private readonly bodies: BodyLoading = "eager",
-    private readonly index?: TreeIndex,
+    private readonly index?: EntrySink,
   ) {
     this.scansMessages = bodies === "checked" || bodies === "trusted";
   }
@@ -219,21 +232,20 @@ export function loadSessionFile(path: string): LoadedSession {
 }
 
 /** A session read into a tree index as it was read. */
-export interface LoadedIndex extends Omit<LoadedSession, "fileEntries"> {
+export interface LoadedIndex<Index extends EntrySink = EntrySink> extends Omit<LoadedSession, "fileEntries"> {
   /** the entries of a current (v3) file, some of them with their bodies still on disk */
-  index: TreeIndex;
+  index: Index;
   /** the entries of a v1/v2 file, read in full and left out of the index: they need migrating first */
   unmigrated: SessionEntry[] | undefined;
 }
 
 /**
- * Reads a session file into a TreeIndex, keeping message bodies on disk where it can (see
+ * Reads a session file into `index` (a TreeIndex), keeping message bodies on disk where it can (see
  * BodyLoading); the index then holds the file open until it is closed. Same errors and issues as
  * loadSessionFile, except that "checked" reports a message with wrong fields, and "trusted" any
  * damaged message line, only when its body is read.
  */
-export function loadSessionIndex(path: string, bodies: BodyLoading): LoadedIndex {
-  const index = new TreeIndex();
+export function loadSessionIndex<Index extends EntrySink>(path: string, bodies: BodyLoading, index: Index): LoadedIndex<Index> {
   const { reader, size, fd } = readFile(path, bodies, index);
   let loaded: LoadedSession;
   try {
@@ -249,7 +261,7 @@ export function loadSessionIndex(path: string, bodies: BodyLoading): LoadedIndex
 }
 
 /** Reads every line through one descriptor, which the caller closes or keeps for deferred bodies. */
-function readFile(path: string, bodies: BodyLoading, index?: TreeIndex): { reader: SessionReader; size: number; fd: number } {
+function readFile(path: string, bodies: BodyLoading, index?: EntrySink): { reader: SessionReader; size: number; fd: number } {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path);
