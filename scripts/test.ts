@@ -10,7 +10,7 @@
  * Browser tests (`*.browser.test.ts`) are left out: they need a browser and run on their own.
  */
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -39,7 +39,16 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const env = { ...process.env };
+  // the groups scripts/test-counts.mjs counts, to show that the real server and terminal were used
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BONSAI_TEST_GROUPS: JSON.stringify({
+      "PostgreSQL tests against a real server": { name: "postgres" },
+      "bonsai chat end-to-end tests in a real pseudo-terminal": {
+        files: files.filter((f) => readFileSync(f, "utf8").includes('helpers/chat-e2e.js"')),
+      },
+    }),
+  };
   let stopServer: (() => Promise<void>) | undefined;
   if (!env.BONSAI_TEST_PG_URL && !env.PGHOST) {
     const { startTestServer } = await import("../test/helpers/postgres.js");
@@ -48,7 +57,16 @@ async function main(): Promise<number> {
     stopServer = server.stop;
   }
 
-  const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], { cwd: ROOT, env, stdio: "inherit" });
+  const child = spawn(process.execPath, [
+      "--import",
+      "tsx",
+      "--test",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=./scripts/test-counts.mjs",
+      "--test-reporter-destination=stdout",
+      ...files,
+    ], { cwd: ROOT, env, stdio: "inherit" });
   // Ctrl-C reaches the child through the terminal's process group; a plain SIGTERM is passed on.
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on("SIGINT", () => forward("SIGINT"));
