@@ -1,6 +1,6 @@
 /**
  * Conformance with the reference implementation: every shared case, compared with the answers
- * the reference computed on the same files (DESIGN.md section 7).
+ * the reference computed on the same files (test/fixtures/README.md).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -88,7 +88,7 @@ describe("real v1 fixture after migration", () => {
 describe("conformance: branch summaries", () => {
   const sorted = (set: Iterable<string>) => [...new Set(set)].sort();
 
-  /** Files that decision 9 adds: the details of non-extension compactions among `entries`. */
+  /** Files that ARCHITECTURE.md decision 9 adds: the details of non-extension compactions among `entries`. */
   function compactionFiles(entries: readonly SessionEntry[]): FileLists {
     const readFiles: string[] = [];
     const modifiedFiles: string[] = [];
@@ -140,8 +140,8 @@ describe("conformance: branch summaries", () => {
 });
 
 /*
- * Cut points. Where the reference shows its two cut-point defects, bonsai follows DESIGN.md
- * decision 1 instead, and the expectation is worked out here from the path itself:
+ * Cut points. Where the reference shows its two cut-point defects, bonsai follows
+ * docs/ARCHITECTURE.md decision 1 instead, and the expectation is worked out here from the path itself:
  * - noCutPointAfterBudget: the budget ran out inside trailing tool results; bonsai cuts at the
  *   last valid cut point (the reference keeps everything);
  * - cutAtNonMessageEntry: metadata moved in front of the cut; the split-turn status comes from
@@ -154,7 +154,7 @@ const startsTurn = (e: SessionEntry) =>
   e.type === "branch_summary" ||
   (e.type === "message" && ["user", "bashExecution", "pythonExecution", "custom", "hookMessage"].includes(e.message.role));
 
-/** Where the keep budget lands, by a plain reading of decision 1 (not bonsai's code). */
+/** Where the keep budget lands, by a plain reading of ARCHITECTURE.md decision 1 (not bonsai's code). */
 function landedEntry(branch: readonly SessionEntry[], cut: GoldenCut): number {
   const candidates = branch.map((e, i) => (i >= cut.boundaryStart && startsKeptRegion(e) ? i : -1)).filter((i) => i >= 0);
   let total = 0;

@@ -1,5 +1,5 @@
 /**
- * `bonsai copy` carries a session's archive of pruned tool output along (DESIGN.md section 4:
+ * `bonsai copy` carries a session's archive of pruned tool output along (docs/ARCHITECTURE.md, storage decisions:
  * pruning never destroys): file -> file, file -> SQLite -> file and file -> PostgreSQL, exactly,
  * so that restoring on the copy gives back the original tool results after the source is gone.
  * No archive is made up for an unpruned session, an archive already at the target is never

@@ -1,5 +1,5 @@
 /**
- * Tool-output pruning (spec 7) with the archive of DESIGN.md section 4: thresholds, protected
+ * Tool-output pruning with the archive of docs/ARCHITECTURE.md (storage decisions): thresholds, protected
  * tools, the notice, the sidecar file of originals, atomic rewrite, restore.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * The package root keeps the public contract of DESIGN.md section 2: dropping or renaming one of
+ * The package root keeps the public contract (README, Library): dropping or renaming one of
  * these exports (or a method the contract names) breaks code written against the reference.
  */
 import assert from "node:assert/strict";

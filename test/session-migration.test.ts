@@ -1,5 +1,5 @@
 /**
- * Format migration v1 -> v2 -> v3 (spec 1.6, 12.5, and the fixes of 13 item 14), in memory and
+ * Format migration v1 -> v2 -> v3 (as the reference migrates, with its defects fixed), in memory and
  * on open, where the file is rewritten atomically after a byte-identical backup.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Token accounting (spec section 4, 12.1 "Token calculation", DESIGN.md decisions 3 and 5).
+ * Token accounting (docs/ARCHITECTURE.md, decisions 3 and 5), as the reference computes it.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,6 +1,6 @@
 /**
  * Branch summaries: when the user moves the leaf to another part of the tree, the entries of the
- * branch being left are summarized so what was learned there is not lost (spec section 8).
+ * branch being left are summarized so what was learned there is not lost.
  * `collectEntriesForBranchSummary` and `prepareBranchEntries` are pure; `generateBranchSummary`
  * makes the one summarizer call.
  */
@@ -106,7 +106,7 @@ const SUMMARY_ADMISSION_SHARE = 0.9;
 /**
  * Chooses what of the abandoned entries fits `tokenBudget` (0: no limit), newest first, so a
  * long branch keeps its end. File lists of earlier summaries in the range (branch summaries and,
- * unlike the reference, compactions: decision 9) are carried over whatever the budget.
+ * unlike the reference, compactions: ARCHITECTURE.md decision 9) are carried over whatever the budget.
  */
 export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudget = 0): PreparedBranchEntries {
   const fileOps = createFileOps();
@@ -182,7 +182,7 @@ export function branchSummaryBudget(contextWindow: number, reserveTokens = DEFAU
   return budget > 0 ? budget : Math.floor(window / 2);
 }
 
-/** The stored text: preamble, a blank line, the summary, then the file tags (decision 6). */
+/** The stored text: preamble, a blank line, the summary, then the file tags (ARCHITECTURE.md decision 6). */
 export function formatBranchSummary(text: string, lists: FileLists): string {
   const body = text.trim() ? text : NO_SUMMARY_GENERATED;
   return `${BRANCH_SUMMARY_PREAMBLE}\n\n${body}${formatFileOperations(lists.readFiles, lists.modifiedFiles)}`;
@@ -191,7 +191,7 @@ export function formatBranchSummary(text: string, lists: FileLists): string {
 /**
  * Summarizes abandoned entries (oldest first) with one summarizer call. Never throws for a
  * failed or cancelled call: the result says `aborted` or `error`. When nothing in the range has
- * text, the result is "No content to summarize" and still carries the file lists (decision 9).
+ * text, the result is "No content to summarize" and still carries the file lists (ARCHITECTURE.md decision 9).
  */
 export async function generateBranchSummary(
   entries: readonly SessionEntry[],

@@ -1,5 +1,5 @@
 /**
- * Summarizing a span that does not fit the summarizer's own context window (DESIGN decision
+ * Summarizing a span that does not fit the summarizer's own context window (docs/ARCHITECTURE.md, decision
  * 10): the serialized conversation is packed into consecutive chunks that fit, each chunk is
  * summarized on its own, and the chunk summaries are merged (in rounds, if even they do not fit).
  * With an unknown window (0) everything goes in one request, as before.

@@ -175,7 +175,7 @@ async function run(
       "Turn prefix summarization failed",
     );
 
-  // Nothing older to summarize: keep what the previous compaction said (DESIGN decision 2).
+  // Nothing older to summarize: keep what the previous compaction said (docs/ARCHITECTURE.md, decision 2).
   const olderHistory = (): Promise<SummarizeResult> =>
     preparation.messagesToSummarize.length > 0
       ? history()
@@ -212,7 +212,7 @@ async function run(
 
 /**
  * Two or three sentences on what the kept part of the session changed, read with the new summary.
- * Optional (DESIGN decision 7): a failure is reported and the compaction goes on without it.
+ * Optional (docs/ARCHITECTURE.md, decision 7): a failure is reported and the compaction goes on without it.
  */
 async function generateShortSummary(
   preparation: CompactionPreparation,

@@ -46,7 +46,7 @@ export function findTurnStartIndex(entries: readonly SessionEntry[], index: numb
 /**
  * The entry the keep budget lands on, before metadata is pulled in: the first cut point at or
  * after the entry where the budget was reached. When the budget is reached inside tool results
- * that follow the last cut point, that last cut point (DESIGN decision 1; the reference keeps
+ * that follow the last cut point, that last cut point (docs/ARCHITECTURE.md, decision 1; the reference keeps
  * everything there and never compacts). When the budget is never reached: the first cut point.
  * Only `message` entries are counted, as the reference does, so cuts match its own. Only the
  * entries the walk passes and the few next to where it stops are looked at, so the cost follows
@@ -74,7 +74,7 @@ function landingIndex(entries: readonly SessionEntry[], start: number, end: numb
  * Metadata entries (model and thinking changes, labels, custom entries) directly before the cut
  * move to the kept side, so the kept region still carries the settings it was produced under.
  * Whether the cut splits a turn is decided from the entry the budget landed on, before that
- * move (DESIGN decision 1): a model change in front of a user message must not turn a clean
+ * move (docs/ARCHITECTURE.md, decision 1): a model change in front of a user message must not turn a clean
  * turn boundary into a "split turn" that summarizes the whole previous turn as its prefix.
  *
  * When the cut lands on a turn start other than a user message (a bash run, a custom message, a

@@ -69,7 +69,7 @@ const sumEstimates = (messages: readonly AgentMessage[]): number =>
  * Reported prompt tokens per estimated token, from the request that produced the assistant
  * message at `index`: its usage against the estimate of exactly the messages it carried (the
  * context of the path before it, summary included). Only a request made after the latest
- * compaction qualifies (DESIGN decision 4), so a pre-compaction size never shrinks the budget.
+ * compaction qualifies (docs/ARCHITECTURE.md, decision 4), so a pre-compaction size never shrinks the budget.
  */
 export function usageRatio(path: readonly SessionEntry[], usage: Usage, index: number): number | undefined {
   const estimated = sumEstimates(contextFromPath(path.slice(0, index)).messages);

@@ -1,7 +1,7 @@
 /**
  * JSONL lines without readline and without decoding the whole file into one string:
  * a Buffer-level splitter that decodes one line at a time. It is the fastest way to read a
- * session file on Node 20 (see DESIGN.md section 6) and it knows line numbers for error reports.
+ * session file on Node 20 (docs/ARCHITECTURE.md, storage decisions) and it knows line numbers for error reports.
  * One line object is reused for every line and the bytes are handed out as a range of the read
  * buffer: a million-line file then costs no per-line allocation before the caller decides what
  * to keep.

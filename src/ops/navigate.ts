@@ -1,5 +1,5 @@
 /**
- * Tree navigation without an agent (spec 8.5): move the leaf of a session to another entry,
+ * Tree navigation without an agent: move the leaf of a session to another entry,
  * optionally leaving a summary of the branch being abandoned at the destination. The
  * AgentSession wraps this and adds its events; the `beforeTree` hook is the seam where
  * extensions cancel the move or supply their own summary.
@@ -92,9 +92,9 @@ export function destinationOf(target: SessionEntry): { leafId: string | null; ed
 }
 
 /**
- * Moves the leaf of `session` to `targetId` (spec 8.5 without an agent). With a summary, the
+ * Moves the leaf of `session` to `targetId` (as AgentSession.navigateTree does, without an agent). With a summary, the
  * branch_summary entry hangs off the new leaf and becomes the leaf. Without one, a persisted
- * session records the move (a `bonsai.checkout` entry, DESIGN.md section 4) so a reload finds
+ * session records the move (a `bonsai.checkout` entry, docs/ARCHITECTURE.md storage decisions) so a reload finds
  * the leaf where it was left; an in-memory session just moves it. Throws for an unknown target,
  * a missing summarizer, or a summarizer error; an abort returns `{cancelled: true, aborted: true}`.
  */

@@ -64,7 +64,7 @@ export function piAiSummarizer(model: Model<Api>, options: PiAiSummarizerOptions
           apiKey: options.apiKey,
           ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-          // Non-reasoning models reject or misread reasoning options (DESIGN decision 7).
+          // Non-reasoning models reject or misread reasoning options (docs/ARCHITECTURE.md, decision 7).
           ...(model.reasoning && request.reasoning ? { reasoning: request.reasoning } : {}),
         },
       );

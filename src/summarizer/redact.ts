@@ -1,5 +1,5 @@
 /**
- * Masks credentials in text before it leaves the machine for a summarizer (DESIGN §4 "Secrets").
+ * Masks credentials in text before it leaves the machine for a summarizer (docs/ARCHITECTURE.md, where each rule lives).
  * Tool output is full of them: `cat .env`, `env`, curl commands with headers, config files.
  * The patterns aim at well-known key formats and at `NAME=value` pairs whose name says "secret";
  * ordinary text, hashes and uuids are left alone, so the summary keeps its exact identifiers.
