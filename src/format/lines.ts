@@ -79,8 +79,18 @@ export function forEachBufferLine(data: Buffer, onLine: (line: RawLine) => void)
 export function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line: RawLine) => void): { size: number } {
   const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
   const line = new LineView();
-  let carry: Buffer | null = null;
+  // The unfinished line at the end of each chunk, kept as parts and joined once when the line
+  // ends: joining on every chunk would copy a long line over and over (quadratic in its length).
+  const carry: Buffer[] = [];
+  let carryLength = 0;
   let carryOffset = 0;
+  const takeCarry = (last?: Buffer): Buffer => {
+    if (last) carry.push(last);
+    const joined = carry.length === 1 ? carry[0] : Buffer.concat(carry, carryLength + (last?.length ?? 0));
+    carry.length = 0;
+    carryLength = 0;
+    return joined;
+  };
   let offset = 0;
   for (;;) {
     const n = read(chunk);
@@ -95,11 +105,11 @@ export function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line
       if (nl === -1) break;
       line.lineNo++;
       line.terminated = true;
-      if (carry) {
-        line.set(Buffer.concat([carry, data.subarray(start, nl)]), 0, carry.length + nl - start);
+      if (carry.length > 0) {
+        const joined = takeCarry(data.subarray(start, nl));
+        line.set(joined, 0, joined.length);
         line.offset = carryOffset;
         line.knownUtf8 = false;
-        carry = null;
       } else {
         line.set(data, start, nl);
         line.offset = offset + start;
@@ -110,22 +120,19 @@ export function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line
     }
     if (start < n) {
       // Copy the unfinished tail: the chunk buffer is about to be overwritten.
-      const tail = Buffer.from(data.subarray(start));
-      if (carry) {
-        carry = Buffer.concat([carry, tail]);
-      } else {
-        carry = tail;
-        carryOffset = offset + start;
-      }
+      if (carry.length === 0) carryOffset = offset + start;
+      carry.push(Buffer.from(data.subarray(start)));
+      carryLength += n - start;
     }
     offset += n;
   }
-  if (carry && carry.length > 0) {
+  if (carryLength > 0) {
     line.lineNo++;
     line.terminated = false;
     line.offset = carryOffset;
     line.knownUtf8 = false;
-    onLine(line.set(carry, 0, carry.length));
+    const joined = takeCarry();
+    onLine(line.set(joined, 0, joined.length));
   }
   return { size: offset };
 }
