@@ -101,6 +101,34 @@ export function isHeader(value: unknown): value is SessionHeader {
 }
 
 /**
+ * How deep arrays and objects may nest in one entry. JSON.parse reads any depth, but
+ * JSON.stringify and structuredClone recurse and overflow the call stack at a few thousand levels
+ * (token estimates, previews, summarizer input, rewrites all stringify), so a deeper line would
+ * break every command with an error that names no line. Real entries nest a few dozen levels.
+ */
+export const MAX_NESTING = 1000;
+
+/** Whether arrays and objects nest more than `limit` levels in `value`; iterative, stops early. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop()!;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth >= limit) return true;
+    const children = Array.isArray(current) ? current : Object.values(current);
+    for (const child of children) {
+      if (typeof child === "object" && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Checks an entry of a v2/v3 file. `requireTreeFields` is false for v1 files, whose entries get
  * their ids during migration.
  */
@@ -114,7 +142,9 @@ export function validateEntry(value: unknown, requireTreeFields = true): string 
   const problem = optionalField(value, "timestamp", isString, "an ISO time string");
   if (problem) return problem;
   const check = ENTRY_CHECKS[value.type];
-  return check ? check(value) : undefined;
+  const fieldProblem = check ? check(value) : undefined;
+  if (fieldProblem) return fieldProblem;
+  return nestsDeeperThan(value, MAX_NESTING) ? `arrays or objects nested more than ${MAX_NESTING} levels deep` : undefined;
 }
 
 export type { SessionEntry };
