@@ -88,6 +88,8 @@ describe("server protocol (inject)", () => {
     const app = buildServer({ summarizer: extractiveSummarizer(), log: () => {} });
     const cases: [string, RegExp][] = [
       ["{not json", /malformed JSON/],
+      ['{"systemPrompt":"s","prompt":"p","__proto__":{"admin":true}}', /^JSON body has a "__proto__" or "constructor.prototype" key, which is refused/],
+      ['{"systemPrompt":"s","prompt":"p","constructor":{"prototype":{"admin":true}}}', /^JSON body has a "__proto__"/],
       ["[]", /JSON object/],
       [JSON.stringify({ prompt: "x" }), /systemPrompt must be a string/],
       [JSON.stringify({ systemPrompt: "s" }), /prompt must be a string/],

@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { assertSafeBinding, bearerMatches } from "./auth.js";
+import { parseRequestJson, RequestJsonError } from "./request-json.js";
 import { createConcurrencyGate, DEFAULT_LIMITS } from "./limits.js";
 import { levelFor, type LogSink, logLine, oneLineReason, type RequestLog, stdoutSink } from "./logging.js";
 import type { RemoteRequestBody } from "../summarizer/remote.js";
@@ -75,6 +76,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: "idle",
   });
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, parseRequestJson(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   const details = new WeakMap<FastifyRequest, Partial<RequestLog>>();
   const logged = new WeakSet<FastifyRequest>();
   const logRequest = (request: FastifyRequest, status: number, ms: number) => {
@@ -125,6 +134,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     else if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") reason = "send the body as application/json";
     else if (error.code === "FST_ERR_CTP_EMPTY_JSON_BODY") reason = "body is empty: send {systemPrompt, prompt}";
     else if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY") reason = "malformed JSON body: send {systemPrompt, prompt}";
+    else if (error instanceof RequestJsonError) reason = error.message;
     else if (status === 400 && error instanceof SyntaxError) reason = `malformed JSON body: ${oneLineReason(error.message)}`;
     details.set(request, { ...details.get(request), error: status === 500 ? oneLineReason(error.message) : reason });
     return fail(reply, status, reason);
