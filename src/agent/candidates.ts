@@ -1,7 +1,8 @@
 /**
- * Which models may summarize for a compaction, in order (decision 11): the current model first,
- * then the configured `compaction.models`, without duplicates, leaving out models whose context
- * window cannot hold the summarization request. Pure: models are looked up through `resolve`.
+ * Which models may summarize for a compaction, in order (docs/ARCHITECTURE.md, decision 11):
+ * the current model first, then the configured `compaction.models`, without duplicates, leaving
+ * out models whose context window cannot hold the summarization request. Pure: models are
+ * looked up through `resolve`.
  */
 
 export interface CandidateModel {

@@ -1,9 +1,10 @@
 /**
  * One compaction of a session, from plan to stored entry: the before-compact hook (which may
- * cancel or supply the compaction, validated per decision 8), the compacting hook (prompt
- * override, extra context, preserved data), the summarizer with per-candidate retries and
- * fallback (decision 11), the append, and the after-compact hook with the entry found by id.
- * AgentSession decides when to call this; this module decides how a compaction goes.
+ * cancel or supply the compaction, validated per docs/ARCHITECTURE.md, decision 8), the
+ * compacting hook (prompt override, extra context, preserved data), the summarizer with
+ * per-candidate retries and fallback (decision 11), the append, and the after-compact hook with
+ * the entry found by id. compaction-control.ts decides when to call this; this module decides
+ * how a compaction goes.
  */
 import { type CompactionResult, compact } from "../compaction/compact.js";
 import { type CompactionPreparation, planCompaction } from "../compaction/prepare.js";

@@ -63,20 +63,10 @@ export class HookRunner<E extends HookEventMap> {
     payload: E[K]["payload"],
     signal: AbortSignal = new AbortController().signal,
   ): Promise<E[K]["result"] | undefined> {
-    // Copy: a handler that unregisters itself must not make the loop skip its neighbour.
-    const list = [...(this.handlers.get(event) ?? [])];
-    const withSignal = { ...payload, signal };
     let result: E[K]["result"] | undefined;
-    for (let index = 0; index < list.length; index++) {
-      let value: unknown;
-      try {
-        value = await list[index](withSignal);
-      } catch (error) {
-        this.onError({ event: String(event), index, error });
-        continue;
-      }
-      if (!value) continue;
-      result = value as E[K]["result"];
+    for await (const value of this.results(event, payload, signal)) {
+      result = value;
+      // Leaving the loop closes the generator: the handlers after a cancel never run.
       if (typeof value === "object" && (value as { cancel?: unknown }).cancel === true) return result;
     }
     return result;
@@ -91,17 +81,28 @@ export class HookRunner<E extends HookEventMap> {
     payload: E[K]["payload"],
     signal: AbortSignal = new AbortController().signal,
   ): Promise<E[K]["result"][]> {
+    const results: E[K]["result"][] = [];
+    for await (const value of this.results(event, payload, signal)) results.push(value);
+    return results;
+  }
+
+  /**
+   * The truthy results of `event`'s handlers, each handler called only when the previous result
+   * has been taken. A handler that throws (or rejects) is reported through onError and skipped.
+   */
+  private async *results<K extends keyof E>(event: K, payload: E[K]["payload"], signal: AbortSignal): AsyncGenerator<E[K]["result"]> {
+    // Copy: a handler that unregisters itself must not make the loop skip its neighbour.
     const list = [...(this.handlers.get(event) ?? [])];
     const withSignal = { ...payload, signal };
-    const results: E[K]["result"][] = [];
     for (let index = 0; index < list.length; index++) {
+      let value: unknown;
       try {
-        const value = await list[index](withSignal);
-        if (value) results.push(value as E[K]["result"]);
+        value = await list[index](withSignal);
       } catch (error) {
         this.onError({ event: String(event), index, error });
+        continue;
       }
+      if (value) yield value as E[K]["result"];
     }
-    return results;
   }
 }

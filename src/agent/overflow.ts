@@ -1,5 +1,6 @@
 /**
- * When a finished turn calls for compaction, as pure rules over plain data (decision 5):
+ * When a finished turn calls for compaction, as pure rules over plain data (docs/ARCHITECTURE.md,
+ * decision 5):
  * - a context overflow of the current model is recovered once per user turn, then reported;
  * - a threshold compaction needs a known context window and usage newer than the latest
  *   compaction (stale usage never triggers);

@@ -19,3 +19,24 @@ export function appendAgentMessage(session: SessionManager, message: AgentMessag
       session.appendMessage(message);
   }
 }
+
+/**
+ * Stores each agent message once, as it ends. A run that fails outside the model call ends
+ * with messages that never had a message_end, so agent_end offers them again and only the ones
+ * not yet stored may be written (by identity: the same object is the same message).
+ */
+export class MessageRecorder {
+  private readonly stored = new WeakSet<object>();
+
+  constructor(private readonly session: SessionManager) {}
+
+  has(message: AgentMessage): boolean {
+    return this.stored.has(message);
+  }
+
+  store(message: AgentMessage): void {
+    if (this.stored.has(message)) return;
+    this.stored.add(message);
+    appendAgentMessage(this.session, message);
+  }
+}

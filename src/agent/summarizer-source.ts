@@ -1,7 +1,7 @@
 /**
  * Where AgentSession's summaries come from: an injected summarizer, else the remote endpoint of
- * the settings, else the candidate models (decision 11: the current model first, then
- * `compaction.models`, minus models too small for the input), each through pi-ai.
+ * the settings, else the candidate models (docs/ARCHITECTURE.md, decision 11: the current model
+ * first, then `compaction.models`, minus models too small for the input), each through pi-ai.
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { Summarizer } from "../summarizer/types.js";

@@ -1,15 +1,16 @@
 /**
- * The generic retry of a failed turn (spec 9.5): count attempts, wait with exponential backoff
+ * The generic retry of a failed turn (docs/ARCHITECTURE.md, retries): count attempts, wait with exponential backoff
  * (or as long as the provider asked), report start and end, and let the wait be cancelled.
  * Overflows never get here: the caller checks isRetryableError first.
  */
 import type { RetrySettings } from "../config/settings.js";
 import type { AgentSessionEvent } from "./events.js";
+import { AbortSlot } from "./abort-slot.js";
 import { backoffDelay, parseRetryAfter, SleepAbortedError, sleep } from "./retry.js";
 
 export class TurnRetry {
   private attempt = 0;
-  private controller: AbortController | undefined;
+  private readonly wait = new AbortSlot();
 
   constructor(
     private readonly settings: () => RetrySettings,
@@ -18,7 +19,7 @@ export class TurnRetry {
   ) {}
 
   get waiting(): boolean {
-    return this.controller !== undefined;
+    return this.wait.active;
   }
 
   /** A successful answer ends a retry sequence. */
@@ -44,22 +45,18 @@ export class TurnRetry {
     const delayMs = backoffDelay(this.attempt - 1, baseDelayMs, parseRetryAfter(errorMessage, this.now()));
     this.emit({ type: "auto_retry_start", attempt: this.attempt, maxAttempts: maxRetries, delayMs, errorMessage });
     beforeWait();
-    const controller = new AbortController();
-    this.controller = controller;
     try {
-      await sleep(delayMs, controller.signal);
+      await this.wait.run((signal) => sleep(delayMs, signal));
       return true;
     } catch (error) {
       if (!(error instanceof SleepAbortedError)) throw error;
       this.emit({ type: "auto_retry_end", success: false, attempt: this.attempt, finalError: "Retry cancelled" });
       this.attempt = 0;
       return false;
-    } finally {
-      if (this.controller === controller) this.controller = undefined;
     }
   }
 
   abort(): void {
-    this.controller?.abort();
+    this.wait.abort();
   }
 }

@@ -3,6 +3,7 @@
  * the numbers in, one line out, fitted to the terminal width.
  */
 import { sep } from "node:path";
+import { clip } from "../messages/preview.js";
 
 export interface FooterInput {
   /** provider/id */
@@ -50,5 +51,5 @@ export function formatFooter(input: FooterInput, width = 120): string {
   if (full.length <= width) return full;
   const room = width - head.length - 3;
   if (room >= 12) return `${head} · …${file.slice(file.length - (room - 1))}`;
-  return head.length <= width ? head : `${head.slice(0, Math.max(0, width - 1)).trimEnd()}…`;
+  return clip(head, width);
 }

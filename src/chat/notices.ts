@@ -1,10 +1,12 @@
 /**
  * What `bonsai chat` says when the session does something by itself: automatic compaction (and
- * why), retries, pruning, warnings, and the status line while something runs. Pure: events and
- * numbers in, display blocks and lines out.
+ * why), retries, pruning, warnings, and the status line while something runs; and how a
+ * compaction the user asked for ended. Pure: events and numbers in, display blocks and lines out.
  */
-import type { AgentSessionEvent, AutoCompactionReason } from "../agent/events.js";
+import { CompactionError } from "../agent/compaction-run.js";
+import type { AgentSessionEvent, AutoCompactionReason, SessionCompactionResult } from "../agent/events.js";
 import type { ContextUsage } from "../agent/overflow.js";
+import { errorText } from "../util/error-text.js";
 import { formatTokens } from "./footer.js";
 import type { BusyReason } from "./queue.js";
 import type { DisplayBlock } from "./transcript.js";
@@ -36,14 +38,16 @@ export function autoCompactionStartText(reason: AutoCompactionReason, usage: Con
 
 type EndEvent = Extract<AgentSessionEvent, { type: "auto_compaction_end" }>;
 
+/** What a compaction did, the same words for automatic and manual ones; `focus` names its instructions. */
+function compactedText(result: SessionCompactionResult, focus = ""): string {
+  return `${result.tokensBefore.toLocaleString("en-US")} tokens summarized${focus}; kept from entry ${result.firstKeptEntryId}`;
+}
+
 /** How an automatic compaction ended: done (and whether the turn is retried), cancelled, failed, or nothing to do. */
 export function autoCompactionEndBlock(event: EndEvent): DisplayBlock {
   if (event.result) {
     const then = event.willRetry ? "; retrying the turn" : "";
-    return {
-      style: "success",
-      text: `✓ Auto-compaction (${event.reason}): ${event.result.tokensBefore.toLocaleString("en-US")} tokens summarized; kept from entry ${event.result.firstKeptEntryId}${then}.`,
-    };
+    return { style: "success", text: `✓ Auto-compaction (${event.reason}): ${compactedText(event.result)}${then}.` };
   }
   if (event.aborted) return { style: "warning", text: "Auto-compaction cancelled." };
   if (event.errorMessage) {
@@ -51,6 +55,18 @@ export function autoCompactionEndBlock(event: EndEvent): DisplayBlock {
     return { style: "warning", text: `Auto-compaction failed; continuing without compaction: ${reason}` };
   }
   return { style: "notice", text: "Auto-compaction found nothing to compact." };
+}
+
+/** /compact done; `instructions` are the focus it was given. */
+export function compactedBlock(result: SessionCompactionResult, instructions: string | undefined): DisplayBlock {
+  const focus = instructions ? ` with the instructions "${instructions}"` : "";
+  return { style: "success", text: `✓ Compacted: ${compactedText(result, focus)}.` };
+}
+
+/** /compact did not store a compaction: cancelled (Escape or a hook), or failed. */
+export function compactionFailedBlock(error: unknown): DisplayBlock {
+  if (error instanceof CompactionError && error.code === "cancelled") return { style: "warning", text: "Compaction cancelled." };
+  return { style: "error", text: `Compaction failed: ${errorText(error)}` };
 }
 
 /** The one-line notices of retries, pruning, warnings and hook failures; undefined for other events. */

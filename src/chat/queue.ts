@@ -4,6 +4,7 @@
  * another go as one message, each command runs on its own at its place. Pure data and rules; the
  * app shows the queue and drains it.
  */
+import { clip } from "../messages/preview.js";
 import { type ChatInput, parseChatInput } from "./commands.js";
 
 export type BusyReason = "answering" | "compacting" | "summarizing";
@@ -108,7 +109,8 @@ export class InputQueue {
   }
 }
 
-const clipLine = (line: string) => (line.length > 60 ? `${line.slice(0, 59)}…` : line);
+/** How much of each queued line the notice quotes. */
+const QUOTED_CHARS = 60;
 
 /**
  * The line shown above the editor while lines wait, saying how they will run: lines that go as
@@ -125,7 +127,7 @@ export function queueNotice(lines: readonly string[], reason: BusyReason | undef
     shown.push(
       rest
         .slice(0, next.taken)
-        .map((step) => clipLine(step.text))
+        .map((step) => clip(step.text, QUOTED_CHARS))
         .join(" + "),
     );
     rest = rest.slice(next.taken);

@@ -70,6 +70,9 @@ function text(content: string, details: unknown = {}): AgentToolResult<unknown> 
 const schema = (properties: Record<string, object>, required: string[]): TSchema =>
   ({ type: "object", properties, required, additionalProperties: false }) as unknown as TSchema;
 
+/** The `path` parameter every file tool takes. */
+const PATH_PARAM = { type: "string", description: "path relative to the working directory" };
+
 type Args = Record<string, unknown>;
 const str = (args: Args, key: string): string => {
   const value = args[key];
@@ -123,7 +126,7 @@ function readTool(cwd: string): AgentTool {
     description: `Read a text file (or list a directory) inside the working directory. Long files come back in pieces of up to ${READ_MAX_LINES} lines; use offset (1-based line) and limit to read on.`,
     parameters: schema(
       {
-        path: { type: "string", description: "path relative to the working directory" },
+        path: PATH_PARAM,
         offset: { type: "integer", description: "first line to read, 1-based" },
         limit: { type: "integer", description: "how many lines to read" },
       },
@@ -152,7 +155,7 @@ function writeTool(cwd: string): AgentTool {
     description: "Create or overwrite a file inside the working directory with the given content. Missing directories are created.",
     parameters: schema(
       {
-        path: { type: "string", description: "path relative to the working directory" },
+        path: PATH_PARAM,
         content: { type: "string", description: "the complete new content of the file" },
       },
       ["path", "content"],
@@ -178,7 +181,7 @@ function editTool(cwd: string): AgentTool {
       "Change a file inside the working directory by replacing one exact piece of text. oldText must match the file exactly (whitespace included) and occur exactly once.",
     parameters: schema(
       {
-        path: { type: "string", description: "path relative to the working directory" },
+        path: PATH_PARAM,
         oldText: { type: "string", description: "the exact text to replace; it must occur once" },
         newText: { type: "string", description: "the replacement" },
       },

@@ -39,6 +39,9 @@ const THINKING_QUOTE_CHARS = 60;
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
+/** "1 line", "3 lines". */
+const lineCount = (n: number): string => `${n} ${n === 1 ? "line" : "lines"}`;
+
 /** `read src/a.ts`, `write notes.txt (3 lines)`, `$ npm test`: one short line per call. */
 export function toolCallLine(name: string, args: Record<string, unknown> | undefined): string {
   const path = str(args?.path);
@@ -49,8 +52,7 @@ export function toolCallLine(name: string, args: Record<string, unknown> | undef
     }
     case "write": {
       const content = str(args?.content);
-      const count = content === undefined ? 0 : content.split("\n").length;
-      const lines = content === undefined ? "" : ` (${count} ${count === 1 ? "line" : "lines"})`;
+      const lines = content === undefined ? "" : ` (${lineCount(content.split("\n").length)})`;
       return path ? `write ${path}${lines}` : formatToolCall(name, args);
     }
     case "edit":
@@ -68,7 +70,7 @@ export function toolCallLine(name: string, args: Record<string, unknown> | undef
 export function toolResultLine(output: string, isError: boolean): string {
   const lines = output.trimEnd().split("\n");
   const first = clip(lines.find((l) => l.trim() !== "") ?? "", 100) || "(no output)";
-  const more = lines.length > 1 ? ` (+${lines.length - 1} ${lines.length === 2 ? "line" : "lines"})` : "";
+  const more = lines.length > 1 ? ` (+${lineCount(lines.length - 1)})` : "";
   return `${isError ? "✗" : "✓"} ${first}${more}`;
 }
 
@@ -126,7 +128,7 @@ export function thinkingLine(thinking: string): string | undefined {
   }
   if (quote.length > THINKING_QUOTE_CHARS) quote = quote.slice(0, THINKING_QUOTE_CHARS);
   const more = quote.length < lines[0].trim().replace(/\s+/g, " ").length || lines.length > 1 ? "…" : "";
-  return `thinking: ${quote}${more} (${lines.length} ${lines.length === 1 ? "line" : "lines"})`;
+  return `thinking: ${quote}${more} (${lineCount(lines.length)})`;
 }
 
 /** The last lines of thinking in progress (the app also cuts them to as many screen rows). */
@@ -160,7 +162,7 @@ export function withoutBranchPreamble(summary: string): string {
 
 /** A heading and the first non-blank lines of a summary. */
 export function summaryBlock(heading: string, summary: string): DisplayBlock {
-  const lines = summary.trim().split("\n").filter((line) => line.trim() !== "");
+  const lines = nonBlankLines(summary.trim());
   const shown = lines.slice(0, SUMMARY_PREVIEW_LINES);
   const rest = lines.length - shown.length;
   const tail = rest > 0 ? [`… ${rest} more lines (bonsai context shows all)`] : [];

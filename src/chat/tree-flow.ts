@@ -5,10 +5,11 @@
  * the tree, Escape in the custom prompt goes back to the question, and a summary cancelled
  * with Escape re-opens the tree.
  */
-import { type Container, Editor, type SelectItem, SelectList, type TUI, truncateToWidth } from "@mariozechner/pi-tui";
+import { type Container, Editor, type SelectItem, SelectList, type TUI } from "@mariozechner/pi-tui";
 import type { AgentSession } from "../agent/agent-session.js";
 import { clip } from "../messages/preview.js";
 import { collectEntriesForBranchSummary } from "../compaction/branch-summary.js";
+import { Line } from "./components.js";
 import { editorTheme, selectListTheme, ui } from "./theme.js";
 import type { DisplayBlock } from "./transcript.js";
 import { buildTreeView, formatTreeRow, type RowPaint } from "./tree-view.js";
@@ -34,14 +35,6 @@ type Mode = "closed" | "tree" | "question" | "instructions";
 const NO_SUMMARY = "none";
 const SUMMARIZE = "summarize";
 const CUSTOM = "custom";
-
-class Title {
-  constructor(private readonly text: string) {}
-  render(width: number): string[] {
-    return [truncateToWidth(this.text, width)];
-  }
-  invalidate(): void {}
-}
 
 export class TreeFlow {
   private mode: Mode = "closed";
@@ -77,7 +70,7 @@ export class TreeFlow {
     list.setSelectedIndex(Math.max(0, view.leafIndex));
     list.onSelect = (item) => this.choose(item.value);
     list.onCancel = () => this.close();
-    this.show("tree", [new Title(ui.bold("Conversation tree · ↑/↓ move · Enter go there · Esc close")), list], list);
+    this.show("tree", [new Line(ui.bold("Conversation tree · ↑/↓ move · Enter go there · Esc close")), list], list);
   }
 
   private choose(targetId: string): void {
@@ -109,14 +102,14 @@ export class TreeFlow {
       else this.move(targetId, item.value === SUMMARIZE);
     };
     list.onCancel = () => this.open();
-    this.show("question", [new Title(ui.bold("Summarize the branch you are leaving? (Esc: back to the tree)")), list], list);
+    this.show("question", [new Line(ui.bold("Summarize the branch you are leaving? (Esc: back to the tree)")), list], list);
   }
 
   private askInstructions(targetId: string): void {
     this.target = targetId;
     const editor = new Editor(this.options.tui, editorTheme);
     editor.onSubmit = (text) => this.move(targetId, true, text.trim() || undefined);
-    this.show("instructions", [new Title(ui.bold("What should the branch summary focus on? (Enter: summarize · Esc: back)")), editor], editor);
+    this.show("instructions", [new Line(ui.bold("What should the branch summary focus on? (Enter: summarize · Esc: back)")), editor], editor);
   }
 
   private move(targetId: string, summarize: boolean, customInstructions?: string): void {

@@ -1,0 +1,118 @@
+/**
+ * What each parsed input does in the chat: a message goes to the model, and each slash command
+ * runs against the session (compact, move in the tree, label, fork, show the session, help,
+ * quit). Work that takes a while runs through the busy status, so it gets the spinner, Escape
+ * and the queue; the rest is answered at once with a line in the transcript.
+ */
+import type { AgentSession } from "../agent/agent-session.js";
+import type { BusyStatus } from "./busy-status.js";
+import { type ChatInput, helpLines } from "./commands.js";
+import { compactedBlock, compactionFailedBlock } from "./notices.js";
+import { sessionInfoLines } from "./session-info.js";
+import { forkSession } from "./session-switch.js";
+import type { TranscriptView } from "./transcript-view.js";
+import type { TreeFlow } from "./tree-flow.js";
+import { isBookkeeping } from "./tree-view.js";
+
+export interface CommandRunnerOptions {
+  session: AgentSession;
+  transcript: TranscriptView;
+  status: BusyStatus;
+  tree: TreeFlow;
+  quit: () => void;
+}
+
+export class CommandRunner {
+  /** the model is recorded in the session once, before the first message this chat sends */
+  private modelRecorded = false;
+
+  constructor(private readonly options: CommandRunnerOptions) {}
+
+  execute(input: ChatInput): void {
+    const { transcript } = this.options;
+    switch (input.kind) {
+      case "empty":
+        return;
+      case "message":
+        this.sendMessage(input.text);
+        return;
+      case "compact":
+        this.compact(input.instructions);
+        return;
+      case "tree":
+        this.options.tree.open();
+        return;
+      case "label":
+        this.label(input.label);
+        return;
+      case "fork":
+        transcript.add([forkSession(this.options.session.sessionManager)]);
+        return;
+      case "session":
+        this.showSessionInfo();
+        return;
+      case "help":
+        transcript.add([{ style: "notice", text: helpLines().join("\n") }]);
+        return;
+      case "quit":
+        this.options.quit();
+        return;
+      case "unknown":
+        transcript.add([{ style: "warning", text: input.hint }]);
+        return;
+    }
+  }
+
+  private sendMessage(text: string): void {
+    const { session } = this.options;
+    this.options.status.run("answering", async () => {
+      const model = session.model;
+      const recorded = session.sessionManager.buildSessionContext().model;
+      if (!this.modelRecorded && (recorded?.provider !== model.provider || recorded?.modelId !== model.id)) {
+        session.setModel(model);
+      }
+      this.modelRecorded = true;
+      await session.prompt(text);
+    });
+  }
+
+  private compact(instructions: string | undefined): void {
+    const { session, transcript } = this.options;
+    this.options.status.run("compacting", async () => {
+      try {
+        const result = await session.compact(instructions);
+        transcript.redraw();
+        transcript.add([compactedBlock(result, instructions)]);
+      } catch (error) {
+        transcript.add([compactionFailedBlock(error)]);
+      }
+    });
+  }
+
+  /** Labels the newest entry of the path that is a place to move to (not a label or checkout marker). */
+  private label(text: string | undefined): void {
+    const { session, transcript } = this.options;
+    const manager = session.sessionManager;
+    const target = manager.getBranch().findLast((e) => !isBookkeeping(e));
+    if (!target) {
+      transcript.add([{ style: "warning", text: "Nothing to label yet: send a message first." }]);
+      return;
+    }
+    manager.appendLabelChange(target.id, text);
+    transcript.add([{ style: "success", text: text ? `Labelled ${target.id} "${text}".` : `Label removed from ${target.id}.` }]);
+  }
+
+  private showSessionInfo(): void {
+    const { session, transcript } = this.options;
+    const manager = session.sessionManager;
+    const model = session.model;
+    const lines = sessionInfoLines({
+      file: manager.getSessionFile(),
+      location: manager.getLocation(),
+      entries: manager.getEntries(),
+      usage: session.getContextUsage(),
+      model: `${model.provider}/${model.id}`,
+    });
+    transcript.add([{ style: "notice", text: lines.join("\n") }]);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The transcript on screen: messages as the session's events bring them, the answer being
+ * streamed (its thinking's last lines above its text, collapsed to one line once the answer is
+ * there), and the whole transcript drawn again from the agent's context after a compaction or a
+ * move. How each message looks is decided in transcript.ts; this turns blocks into components.
+ */
+import { Container, Markdown, Text, type TUI } from "@mariozechner/pi-tui";
+import type { AgentSessionEvent } from "../agent/events.js";
+import type { AgentMessage, AssistantMessage } from "../format/message-types.js";
+import { contentText } from "../messages/preview.js";
+import { Tail } from "./components.js";
+import { markdownTheme, style } from "./theme.js";
+import { assistantTrailer, type DisplayBlock, messageBlocks, streamingView, THINKING_LIVE_LINES, toolResultLine } from "./transcript.js";
+
+/** At most this many messages are drawn when the transcript is rebuilt; the file keeps them all. */
+const MAX_REDRAWN_MESSAGES = 200;
+
+/** The answer being streamed: its thinking above its text, each set only when it changed. */
+interface Streaming {
+  thinking: Tail;
+  thinkingShown: string;
+  component: Markdown;
+  text: string;
+}
+
+export type MessageEvent = Extract<AgentSessionEvent, { type: "message_start" | "message_update" | "message_end" | "tool_execution_end" }>;
+
+export interface TranscriptViewOptions {
+  tui: TUI;
+  /** the agent's context, drawn by redraw() */
+  messages: () => readonly AgentMessage[];
+  /** the streamed answer entered or left a thinking block (the spinner says so) */
+  onThinking: (thinking: boolean) => void;
+}
+
+export class TranscriptView {
+  readonly container = new Container();
+  private streaming: Streaming | undefined;
+
+  constructor(private readonly options: TranscriptViewOptions) {}
+
+  /** Shows what a message event brings: a new message, the streamed answer so far, a tool's result. */
+  show(event: MessageEvent): void {
+    switch (event.type) {
+      case "message_start": {
+        const message = event.message as AgentMessage;
+        if (message.role === "assistant") {
+          this.streaming = { thinking: new Tail(THINKING_LIVE_LINES), thinkingShown: "", component: new Markdown("", 1, 0, markdownTheme), text: "" };
+          this.container.addChild(this.streaming.thinking);
+          this.container.addChild(this.streaming.component);
+        } else if (message.role === "user" || message.role === "custom") {
+          this.add(messageBlocks(message));
+        }
+        return;
+      }
+      case "message_update":
+        if ((event.message as AgentMessage).role === "assistant" && this.streaming) this.showStreaming(event.message as AssistantMessage);
+        return;
+      case "message_end": {
+        const message = event.message as AgentMessage;
+        if (message.role !== "assistant") return;
+        if (this.streaming) {
+          // The whole message as the transcript keeps it: thinking collapsed to its line.
+          const shown = this.showStreaming(message, true);
+          if (!shown.thinking) this.container.removeChild(this.streaming.thinking);
+          if (!shown.text) this.container.removeChild(this.streaming.component);
+          this.streaming = undefined;
+          this.add(assistantTrailer(message));
+        } else {
+          this.add(messageBlocks(message));
+        }
+        return;
+      }
+      case "tool_execution_end": {
+        const output = contentText((event.result?.content ?? []) as never);
+        this.add([{ style: event.isError ? "toolError" : "toolResult", text: `  ${toolResultLine(output, event.isError)}` }]);
+        return;
+      }
+    }
+  }
+
+  add(blocks: readonly DisplayBlock[]): void {
+    for (const block of blocks) {
+      if (block.style === "assistant") {
+        this.container.addChild(new Markdown(block.text, 1, 0, markdownTheme));
+        continue;
+      }
+      const text = block.style === "user" ? `› ${block.text}` : block.text;
+      this.container.addChild(new Text(style[block.style](text), 1, block.style === "user" ? 1 : 0));
+    }
+    this.options.tui.requestRender();
+  }
+
+  /** Draws the transcript again from the agent's context (after a compaction or a move). */
+  redraw(): void {
+    this.container.clear();
+    this.streaming = undefined;
+    const messages = this.options.messages();
+    const skipped = Math.max(0, messages.length - MAX_REDRAWN_MESSAGES);
+    if (skipped > 0) this.add([{ style: "notice", text: `… ${skipped} earlier messages (bonsai context shows them)` }]);
+    for (const message of messages.slice(skipped)) this.add(messageBlocks(message));
+    this.options.tui.requestRender(true);
+  }
+
+  /** Updates the streamed answer's thinking and text; `ended` collapses the thinking to its line. */
+  private showStreaming(message: AssistantMessage, ended = false): { thinking: string; text: string } {
+    const streaming = this.streaming!;
+    const view = streamingView(message, ended);
+    const thinking = view.thinking ? style.thinking(view.thinking.text) : "";
+    if (thinking !== streaming.thinkingShown) {
+      streaming.thinkingShown = thinking;
+      streaming.thinking.setText(thinking);
+    }
+    if (view.text !== streaming.text) {
+      streaming.text = view.text;
+      streaming.component.setText(view.text);
+    }
+    this.options.onThinking(view.thinkingNow);
+    return { thinking, text: view.text };
+  }
+}
