@@ -56,7 +56,7 @@ const fn = (module: Record<string, unknown>, name: string): Fn | undefined =>
 export async function loadBonsai(trusted = false): Promise<Library> {
   const bonsai = (await import("../src/index.js")) as unknown as Record<string, unknown>;
   const { SessionManager } = await import("../src/session/manager.js");
-  const { loadSessionFile } = await import("../src/session/load.js");
+  const { loadSessionFile } = await import("../src/storage/load.js");
   const cut = fn(bonsai, "findCutPoint");
   const prepare = fn(bonsai, "prepareCompaction");
   // the plan, not the in-place prune: repeated runs must see the same unpruned entries

@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentMessage } from "../src/messages/types.js";
+import type { AgentMessage } from "../src/format/message-types.js";
 import { SessionManager } from "../src/session/manager.js";
 import { startTestServer, testDatabase } from "../test/helpers/postgres.js";
 

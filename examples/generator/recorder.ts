@@ -4,7 +4,7 @@
  * provider usage that grows with the context the way a real prompt cache does.
  */
 import { estimateTokens } from "../../src/compaction/tokens.js";
-import type { AssistantMessage, ToolCall, Usage } from "../../src/messages/types.js";
+import type { AssistantMessage, ToolCall, Usage } from "../../src/format/message-types.js";
 import type { SessionManager } from "../../src/session/manager.js";
 import type { ToolOutcome, Workspace } from "./workspace.js";
 
