@@ -8,13 +8,11 @@
  * written before the session, as pruning writes it before the rewrite that refers to it, and put
  * back as it was if the session cannot be written.
  */
-import { existsSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
 import { type ArchiveSnapshot, archiveLocation, readArchiveAt, type TargetArchive, targetArchive } from "./archive.js";
 import { sessionFileName } from "./file.js";
-import { checkStorableLines } from "./lines.js";
 import { formatLocation, LocationError, parseLocation, type StoreLocation } from "./location.js";
 import { openSessionAt, readLinesAt } from "./open.js";
+import { storeOf } from "./stores.js";
 import type { StoredLines } from "./types.js";
 
 export interface CopyOptions {
@@ -62,18 +60,15 @@ function headerOf(lines: readonly string[], where: string): { id: string; timest
   return { id: header.id, timestamp: typeof header.timestamp === "string" ? header.timestamp : "" };
 }
 
-/** Where the copy goes: a database location gets the session id, a directory a file name. */
+/**
+ * Where the copy goes: a database location gets the session id, a directory a file named as the
+ * source file is (`<time>_<id>.jsonl` for a source with no file name of its own).
+ */
 function resolveTarget(to: StoreLocation, from: StoreLocation, header: { id: string; timestamp: string }): StoreLocation {
-  if (to.kind !== "file") return to.sessionId === undefined ? { ...to, sessionId: header.id } : to;
-  const path = resolve(to.path);
-  const isDir = to.path.endsWith("/") || (existsSync(path) && statSync(path).isDirectory());
-  if (!isDir) return { kind: "file", path };
-  const name = from.kind === "file" ? basename(from.path) : sessionFileName(header);
-  return { kind: "file", path: join(path, name) };
+  return storeOf(to).copyTarget(to, header, storeOf(from).fileNameOf(from) ?? sessionFileName(header));
 }
 
-const sameLocation = (a: StoreLocation, b: StoreLocation) =>
-  a.kind === "file" && b.kind === "file" ? resolve(a.path) === resolve(b.path) : formatLocation(a) === formatLocation(b);
+const sameLocation = (a: StoreLocation, b: StoreLocation) => storeOf(a) === storeOf(b) && storeOf(a).sameSession(a, b);
 
 /**
  * Copies the session at `from` to `to` (any two stores) with its archive of pruned tool output,
@@ -91,10 +86,8 @@ export async function copySession(from: string | StoreLocation, to: string | Sto
   const target = resolveTarget(typeof to === "string" ? parseLocation(to) : to, source, header);
   const targetName = formatLocation(target);
   if (sameLocation(source, target)) throw new LocationError(targetName, "source and target are the same session");
-  if (target.kind !== "file") {
-    checkStorableLines(stored.lines, targetName);
-    checkStorableLines(archived.lines, archiveLocation(target));
-  }
+  storeOf(target).checkLines(stored.lines, targetName);
+  storeOf(target).checkLines(archived.lines, archiveLocation(target));
 
   const { loaded, backend } = await openSessionAt(target);
   let archive: TargetArchive | undefined;

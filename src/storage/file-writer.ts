@@ -20,7 +20,7 @@ export interface AppendOptions {
   fsyncEachAppend?: boolean;
 }
 
-function writeAll(fd: number, data: Buffer): void {
+export function writeAll(fd: number, data: Buffer): void {
   let written = 0;
   while (written < data.length) written += writeSync(fd, data, written, data.length - written);
 }
@@ -77,6 +77,7 @@ export class SessionFileWriter {
   private lock: FileLock | undefined;
   /** the file does not end in a newline (a torn or unterminated last line): start appends on a new line */
   private needsNewline: boolean;
+  private closed = false;
 
   constructor(
     readonly path: string,
@@ -101,8 +102,17 @@ export class SessionFileWriter {
     return this.fd;
   }
 
+  /**
+   * Throws once close() ran: the lock is given back then, and a write after it could interleave
+   * with the next writer's (a database writer refuses the same way).
+   */
+  checkOpen(): void {
+    if (this.closed) throw new Error(`${this.path}: session is closed; open it again to write`);
+  }
+
   /** Appends lines in one write. */
   append(text: string): void {
+    this.checkOpen();
     const fd = this.openFd();
     const data = Buffer.from(this.needsNewline ? `\n${text}` : text, "utf8");
     writeAll(fd, data);
@@ -112,6 +122,7 @@ export class SessionFileWriter {
 
   /** Replaces the whole file atomically and continues appending to the new file. */
   rewrite(text: string): void {
+    this.checkOpen();
     this.closeFd();
     writeFileAtomic(this.path, text);
     this.needsNewline = false;
@@ -134,6 +145,7 @@ export class SessionFileWriter {
   }
 
   close(): void {
+    this.closed = true;
     try {
       this.flush();
     } finally {

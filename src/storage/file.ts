@@ -1,18 +1,22 @@
 /**
- * The JSONL file store, behind the same interface as the databases: an adapter over the file
- * shell (SessionFileWriter: one write per append, atomic rewrites, the lock file) and the file
- * reader. The format is unchanged: one session per file, one line per entry.
+ * The JSONL file store, the default, behind the same Store as the databases: an adapter over the
+ * file shell (SessionFileWriter: one write per append, atomic rewrites, the lock file) and the file
+ * reader. The format is unchanged: one session per file, one line per entry. Its archive of pruned
+ * tool output is a sidecar file beside it (file-archive.ts).
  */
-import { isUtf8 } from "node:buffer";
-import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { forEachFileLine } from "./read-lines.js";
-import { type LoadedSession, loadSessionFile, SessionFileError } from "./load.js";
+import { copyFileSync, existsSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { prunedArchivePath, readSidecar, sidecarArchive } from "./file-archive.js";
+import { readFileLines } from "./file-lines.js";
+import { listFileSessions } from "./file-list.js";
 import { SessionFileWriter } from "./file-writer.js";
-import type { OpenedSession, OpenSessionOptions, SessionBackend, SessionSummary, StoredLines } from "./types.js";
+import { backupStamp } from "./lines.js";
+import { SessionFileError } from "./load.js";
+import { READ_ENTRIES } from "./reads.js";
+import { LocationError, type OpenedSession, type OpenSessionOptions, type SessionBackend, type SessionRead, type Store } from "./types.js";
 
-/** A backup's time suffix: the current time, safe in file names and session ids. */
-export const backupStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
+export { backupStamp, readFileLines };
 
 /** The name bonsai gives a session file: `<header time>_<session id>.jsonl`, so names sort by creation. */
 export const sessionFileName = (header: { id: string; timestamp: string }) =>
@@ -39,6 +43,7 @@ export class FileBackend implements SessionBackend {
   }
 
   backup(): string {
+    this.writer.checkOpen();
     const target = `${this.writer.path}.bak-${backupStamp()}`;
     copyFileSync(this.writer.path, target);
     return target;
@@ -65,22 +70,28 @@ export class FileBackend implements SessionBackend {
 
 /**
  * Opens a session file: the lock first (unless read-only), then the read, so nothing changes in
- * between. A missing or empty file is a session that does not exist yet.
+ * between. A missing or empty file is a session that does not exist yet (see mustExist).
  */
-export function openFileSession(path: string, options: OpenSessionOptions = {}): OpenedSession {
+export function openFile<T extends { endsWithNewline: boolean }>(
+  path: string,
+  read: SessionRead<T>,
+  options: OpenSessionOptions = {},
+): OpenedSession<T> {
   const file = resolve(path);
   if (!existsSync(file)) {
+    if (options.mustExist) throw new SessionFileError("NOT_FOUND", file, "no such file");
     if (options.readOnly) return { loaded: undefined, backend: undefined };
     const writer = new SessionFileWriter(file, { fsyncEachAppend: options.fsyncEachAppend, endsWithNewline: true });
     return { loaded: undefined, backend: new FileBackend(writer) };
   }
   const writer = options.readOnly ? undefined : new SessionFileWriter(file, { fsyncEachAppend: options.fsyncEachAppend, lock: true });
   try {
-    let loaded: LoadedSession | undefined;
+    let loaded: T | undefined;
     try {
-      loaded = loadSessionFile(file);
+      loaded = read.file(file);
     } catch (error) {
-      if (!(error instanceof SessionFileError && error.code === "EMPTY")) throw error;
+      // an empty file holds nothing to lose: a new session starts in it, under the lock
+      if (!(error instanceof SessionFileError && error.code === "EMPTY") || (options.mustExist && !writer)) throw error;
     }
     const backend = writer ? new FileBackend(writer) : undefined;
     if (backend && loaded && !loaded.endsWithNewline) backend.markUnterminated();
@@ -91,142 +102,56 @@ export function openFileSession(path: string, options: OpenSessionOptions = {}):
   }
 }
 
-/**
- * The lines of a session file exactly as stored (a CR before a newline stays part of its line). A
- * last line with no newline that is not JSON is an interrupted write: reported, not returned.
- * Bytes that are not UTF-8 cannot become database text, so they are refused with the line number.
- */
-export function readFileLines(path: string): StoredLines {
-  const file = resolve(path);
-  const data = readWhole(file);
-  const lines: string[] = [];
-  let start = 0;
-  let lineNo = 0;
-  while (start < data.length) {
-    let end = data.indexOf(0x0a, start);
-    const terminated = end !== -1;
-    if (!terminated) end = data.length;
-    lineNo++;
-    const bytes = data.subarray(start, end);
-    if (!isUtf8(bytes)) {
-      throw new SessionFileError("UNREADABLE", file, "holds bytes that are not UTF-8; open it with bonsai and rewrite it (bonsai migrate) before copying", lineNo);
-    }
-    const text = bytes.toString("utf8");
-    if (!terminated && !isJson(text)) return { lines, tornTail: { line: lineNo, bytes: bytes.length } };
-    lines.push(text);
-    start = end + 1;
-  }
-  return { lines };
+/** Opens a session file and reads every entry (openFile with READ_ENTRIES). */
+export function openFileSession(path: string, options: OpenSessionOptions = {}): OpenedSession {
+  return openFile(path, READ_ENTRIES, options);
 }
 
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function readWhole(file: string): Buffer {
-  let size: number;
-  try {
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", file, "is not a regular file");
-    size = stat.size;
-  } catch (error) {
-    if (error instanceof SessionFileError) throw error;
-    throw new SessionFileError("NOT_FOUND", file, "no such file");
-  }
-  const data = Buffer.allocUnsafe(size);
-  const fd = openSync(file, "r");
-  try {
-    let done = 0;
-    while (done < size) {
-      const n = readSync(fd, data, done, size - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    return data.subarray(0, done);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const SESSION_INFO = Buffer.from('"session_info"');
-
-/** What `ls` shows for one file, read in one pass that parses only the header and session_info lines. */
-export function summarizeFile(path: string): SessionSummary | undefined {
-  const file = resolve(path);
-  let header: Record<string, unknown> | undefined;
-  let infoTitle: string | null | undefined;
-  let entries = 0;
-  let notSession = false;
-  const { size } = forEachFileLine(file, (line) => {
-    if (notSession || line.bytes.length === 0) return;
-    if (!header) {
-      try {
-        const value = JSON.parse(line.bytes.toString("utf8"));
-        if (value?.type === "session" && typeof value.id === "string") header = value;
-        else notSession = true;
-      } catch {
-        notSession = true;
-      }
-      return;
-    }
-    entries++;
-    if (line.bytes.indexOf(SESSION_INFO) === -1) return;
+/** A file holds one session; its location is its path. */
+export const FILE_STORE: Store<"file"> = {
+  kind: "file",
+  form: "a file path",
+  schemes: ["file"],
+  parseLocation(text, scheme) {
+    if (scheme === undefined) return { kind: "file", path: text };
     try {
-      const value = JSON.parse(line.bytes.toString("utf8"));
-      if (value?.type === "session_info") infoTitle = (typeof value.name === "string" ? value.name : "").trim() || null;
-    } catch {
-      // a malformed line is the reader's to report
+      return { kind: "file", path: fileURLToPath(text) };
+    } catch (error) {
+      throw new LocationError(text, `not a usable file URL (${(error as Error).message})`);
     }
-  });
-  if (!header || notSession) return undefined;
-  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
-  return {
-    id: file,
-    location: file,
-    title: infoTitle !== undefined ? infoTitle : str(header.title),
-    cwd: str(header.cwd),
-    created: str(header.timestamp),
-    updated: statSync(file).mtime.toISOString(),
-    bytes: size,
-    entryCount: entries,
-  };
-}
+  },
+  formatLocation: (location) => location.path,
+  sessionName: (location) => resolve(location.path),
+  sessionKey: (location) => location.path,
+  sessionIdOf: () => undefined,
+  withSessionId(location) {
+    throw new Error(`${location.path}: a file holds one session; it has no session ids`);
+  },
+  newSessionAt: (store, header) => ({ kind: "file", path: join(resolve(store.path), sessionFileName(header)) }),
+  copyTarget(to, _header, fileName) {
+    const path = resolve(to.path);
+    const isDir = to.path.endsWith("/") || (existsSync(path) && statSync(path).isDirectory());
+    return { kind: "file", path: isDir ? join(path, fileName) : path };
+  },
+  fileNameOf: (location) => basename(location.path),
+  sameSession: (a, b) => resolve(a.path) === resolve(b.path),
 
-/**
- * The sessions in a directory and its subdirectories (bonsai's session directory holds one per
- * working directory), most recently written first. Sidecars (`.pruned.jsonl`) and files that do
- * not start with a session header are left out.
- */
-export function listFileSessions(dir: string): SessionSummary[] {
-  const root = resolve(dir);
-  const stat = statSync(root, { throwIfNoEntry: false });
-  if (!stat) throw new SessionFileError("NOT_FOUND", root, "no such directory");
-  if (!stat.isDirectory()) {
-    const one = summarizeFile(root);
-    if (!one) throw new SessionFileError("BAD_HEADER", root, "not a session file", 1);
-    return [one];
-  }
-  const found: SessionSummary[] = [];
-  const walk = (d: string, depth: number) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      if (entry.name.startsWith(".")) continue;
-      const path = join(d, entry.name);
-      if (entry.isDirectory() && depth < 3) walk(path, depth + 1);
-      else if (entry.isFile() && entry.name.endsWith(".jsonl") && !entry.name.endsWith(".pruned.jsonl")) {
-        try {
-          const summary = summarizeFile(path);
-          if (summary) found.push(summary);
-        } catch {
-          // unreadable files are not sessions we can list
-        }
-      }
+  open: async (location, read, options) => openFile(location.path, read, options),
+  openSync: (location, read, options) => openFile(location.path, read, options),
+  list: async (store) => listFileSessions(store.path),
+  async readLines(location) {
+    try {
+      return readFileLines(location.path);
+    } catch (error) {
+      if ((error as { code?: string }).code === "NOT_FOUND") return undefined;
+      throw error;
     }
-  };
-  walk(root, 0);
-  return found.sort((a, b) => (b.updated ?? "").localeCompare(a.updated ?? "") || a.id.localeCompare(b.id));
-}
+  },
+  // a file keeps any line it is given, byte for byte
+  checkLines() {},
+
+  archiveLocation: (location) => prunedArchivePath(resolve(location.path)),
+  readArchive: async (location) => readSidecar(prunedArchivePath(resolve(location.path)), "; nothing copied"),
+  // the session file's lock, which `backend` holds, covers its sidecar
+  archive: (location) => sidecarArchive(resolve(location.path)),
+};

@@ -1,8 +1,12 @@
 /**
  * Pure rules over a session's lines that every store shares: what a database keeps beside them
- * for `bonsai ls` (title, cwd, size, count), and turning stored lines back into a loaded session.
+ * for `bonsai ls` (title, cwd, size, count), turning stored lines back into a loaded session, and
+ * the name a backup takes.
  */
-import { type LoadedSession, loadSessionText } from "./load.js";
+import { type EntrySink, type LoadedIndex, type LoadedSession, loadSessionText, loadTextIndex } from "./load.js";
+
+/** A backup's time suffix: the current time, safe in file names and session ids. */
+export const backupStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
 
 /** Line facts a database keeps per session, derived from the lines themselves. */
 export interface LinesDigest {
@@ -104,6 +108,16 @@ export function splitJsonl(text: string): string[] {
  * gets the same validation, issues and line numbers (line n is the n-th stored line).
  */
 export function loadLines(lines: readonly string[], location: string): LoadedSession {
+  return loadSessionText(joinBytes(lines), location);
+}
+
+/** The same into a tree index (every body parsed). */
+export function loadLinesIndex<Index extends EntrySink>(lines: readonly string[], location: string, index: Index): LoadedIndex<Index> {
+  return loadTextIndex(joinBytes(lines), location, index);
+}
+
+/** The lines as the JSONL bytes a file would hold. */
+function joinBytes(lines: readonly string[]): Buffer {
   let size = 0;
   for (const line of lines) size += Buffer.byteLength(line, "utf8") + 1;
   const data = Buffer.allocUnsafe(size);
@@ -112,5 +126,5 @@ export function loadLines(lines: readonly string[], location: string): LoadedSes
     at += data.write(line, at, "utf8");
     data[at++] = 0x0a;
   }
-  return loadSessionText(data, location);
+  return data;
 }

@@ -292,6 +292,15 @@ export function loadSessionText(text: string | Buffer, name = "<text>"): LoadedS
   return finish(reader, name, data.length);
 }
 
+/** Session text held in memory, read into `index` with every body parsed (there is no file to leave them in). */
+export function loadTextIndex<Index extends EntrySink>(text: string | Buffer, name: string, index: Index): LoadedIndex<Index> {
+  const data = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+  const reader = new SessionReader("eager", index);
+  forEachBufferLine(data, reader.onLine);
+  const { fileEntries, ...rest } = finish(reader, name, data.length);
+  return { ...rest, index, unmigrated: reader.indexed ? undefined : (fileEntries.slice(1) as SessionEntry[]) };
+}
+
 /**
  * The reference's lenient parser: every line that is JSON, in order, nothing validated.
  * Kept for compatibility with code written against the reference.

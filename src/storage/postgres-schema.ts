@@ -1,10 +1,11 @@
 /**
- * The PostgreSQL store's connection and schema: tables in the `bonsai` schema, created on first
- * use and upgraded step by step under an advisory lock, and refused when a newer bonsai wrote them.
+ * The PostgreSQL store's connection, names and schema: tables in the `bonsai` schema, created on
+ * first use and upgraded step by step under an advisory lock, and refused when a newer bonsai
+ * wrote them.
  */
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { formatLocation } from "./location.js";
+import { fragment, redactPassword } from "./database.js";
 import { StoreVersionError } from "./types.js";
 
 /** Schema upgrades, in order: MIGRATIONS[v] takes the schema from version v to v + 1. Never edit a released step. */
@@ -36,6 +37,9 @@ const MIGRATIONS: readonly string[] = [
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
+/** At most this many lines per INSERT (the writer also caps a batch's bytes). */
+export const BATCH_LINES = 1000;
+
 /** Key of the advisory lock that serializes schema creation and upgrades. */
 const SCHEMA_LOCK: [number, number] = [0x626f6e73, 0x61690000];
 
@@ -48,7 +52,10 @@ async function pgDriver(): Promise<typeof pg> {
   return driver;
 }
 
-export const storeName = (connectionString: string) => formatLocation({ kind: "postgres", connectionString });
+/** A PostgreSQL location as text, without its password, with `#ID` when it names a session. */
+export const postgresLocation = (connectionString: string, sessionId?: string) => `${redactPassword(connectionString)}${fragment(sessionId)}`;
+
+export const storeName = (connectionString: string) => postgresLocation(connectionString);
 
 /** A connected client; connection settings missing from the URL come from PG* variables. */
 export async function connect(connectionString: string, applicationName?: string): Promise<Client> {

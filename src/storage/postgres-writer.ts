@@ -8,16 +8,13 @@
  * queued after it is written (types.ts states the whole durability contract).
  */
 import { hostname } from "node:os";
-import type { LoadedSession } from "./load.js";
 import type { LockOwner } from "./lock.js";
-import { backupStamp } from "./file.js";
-import { applyDigest, checkStorableLines, digestLines, EMPTY_META, loadLines, type SessionMeta } from "./lines.js";
-import { formatLocation } from "./location.js";
-import { type Client, connect, ensureSchema, lockKey, readLines, type SessionRow, storeName } from "./postgres-schema.js";
-import { type PrunedArchive, type SessionBackend, storeLockedError } from "./types.js";
+import { applyDigest, backupStamp, checkStorableLines, digestLines, EMPTY_META, type SessionMeta } from "./lines.js";
+import { insertArchive, replaceArchive, selectArchive } from "./postgres-archive.js";
+import { BATCH_LINES, type Client, connect, ensureSchema, lockKey, postgresLocation, readLines, type SessionRow, storeName } from "./postgres-schema.js";
+import { type PrunedArchive, type SessionBackend, type SessionRead, storeLockedError } from "./types.js";
 
-/** At most this many lines, or about this many bytes, per INSERT. */
-const BATCH_LINES = 1000;
+/** About this many bytes at most per INSERT (and at most BATCH_LINES lines). */
 const BATCH_BYTES = 4 << 20;
 
 // application_name holds at most 63 bytes
@@ -72,7 +69,7 @@ export class PostgresBackend implements SessionBackend {
     private readonly connectionString: string,
     private readonly id: string,
   ) {
-    this.location = formatLocation({ kind: "postgres", connectionString, sessionId: id });
+    this.location = postgresLocation(connectionString, id);
     this.key = lockKey(id);
     this.archive = {
       location: `${this.location} (table bonsai.pruned)`,
@@ -146,7 +143,7 @@ export class PostgresBackend implements SessionBackend {
     }
   }
 
-  async load(): Promise<LoadedSession | undefined> {
+  async load<T extends { endsWithNewline: boolean }>(read: SessionRead<T>): Promise<T | undefined> {
     const client = this.client!;
     const lines = await readLines(client, this.id);
     const { rows } = await client.query<SessionRow & { last: string | null }>(
@@ -158,13 +155,8 @@ export class PostgresBackend implements SessionBackend {
       this.meta = { title: row.title, cwd: row.cwd, created: row.created, bytes: Number(row.bytes), entryCount: Number(row.entry_count) };
       this.nextSeq = row.last === null ? 0 : Number(row.last) + 1;
     }
-    const archived = await client.query({
-      text: "SELECT line FROM bonsai.pruned WHERE session_id = $1 ORDER BY seq",
-      values: [this.id],
-      rowMode: "array",
-    });
-    this.archived = archived.rows.map((r) => r[0] as string);
-    return lines === undefined ? undefined : loadLines(lines, this.location);
+    this.archived = await selectArchive(client, this.id);
+    return lines === undefined ? undefined : read.lines(lines, this.location);
   }
 
   private appendArchive(lines: readonly string[]): void {
@@ -189,7 +181,7 @@ export class PostgresBackend implements SessionBackend {
     const backupId = `${this.id}.bak-${backupStamp()}`;
     this.queue.push({ kind: "backup", backupId, lines: [] });
     this.kick();
-    return formatLocation({ kind: "postgres", connectionString: this.connectionString, sessionId: backupId });
+    return postgresLocation(this.connectionString, backupId);
   }
 
   openSibling(header: { id: string }): { backend: SessionBackend; location: string } {
@@ -250,13 +242,10 @@ export class PostgresBackend implements SessionBackend {
           await this.writeBackup(op.backupId);
           this.queue.shift();
         } else if (op.kind === "archive") {
-          await this.client!.query(
-            "INSERT INTO bonsai.pruned (session_id, seq, line) SELECT $1, s, l FROM unnest($2::bigint[], $3::text[]) AS t(s, l)",
-            [this.id, op.lines.map((_, i) => op.firstSeq + i), op.lines],
-          );
+          await insertArchive(this.client!, this.id, op.firstSeq, op.lines);
           this.queue.shift();
         } else if (op.kind === "archive-replace") {
-          await this.writeArchiveReplace(op.lines);
+          await replaceArchive(this.client!, this.id, op.lines);
           this.queue.shift();
         } else {
           const batch = this.takeAppendBatch();
@@ -332,24 +321,6 @@ export class PostgresBackend implements SessionBackend {
       }
       if (op.lines.length === 0) await this.client!.query("DELETE FROM bonsai.sessions WHERE id = $1", [this.id]);
       else await this.client!.query(UPSERT_SESSION, [this.id, ...metaParams(op.meta)]);
-      await this.client!.query("COMMIT");
-    } catch (error) {
-      await this.client!.query("ROLLBACK").catch(() => {});
-      throw error;
-    }
-  }
-
-  private async writeArchiveReplace(lines: readonly string[]): Promise<void> {
-    await this.client!.query("BEGIN");
-    try {
-      await this.client!.query("DELETE FROM bonsai.pruned WHERE session_id = $1", [this.id]);
-      for (let start = 0; start < lines.length; start += BATCH_LINES) {
-        const batch = lines.slice(start, start + BATCH_LINES);
-        await this.client!.query(
-          "INSERT INTO bonsai.pruned (session_id, seq, line) SELECT $1, s, l FROM unnest($2::bigint[], $3::text[]) AS t(s, l)",
-          [this.id, batch.map((_, i) => start + i), batch],
-        );
-      }
       await this.client!.query("COMMIT");
     } catch (error) {
       await this.client!.query("ROLLBACK").catch(() => {});

@@ -1,18 +1,19 @@
 /**
  * PostgreSQL store (pg): many processes on many machines share one database. Tables live in the
- * `bonsai` schema: `meta(version)`, `sessions` (what `bonsai ls` shows) and `entries(session_id,
+ * `bonsai` schema: `meta(version)`, `sessions` (what `bonsai ls` shows), `entries(session_id,
  * seq, line)` with each line stored as `text`, byte for byte (not jsonb, which would reorder keys
- * and drop whitespace).
+ * and drop whitespace), and `pruned` (archives of pruned tool output, postgres-archive.ts).
  *
  * One writer per session: the writer's own connection holds `pg_try_advisory_lock` on a 64-bit
  * key derived from the session id (postgres-writer.ts). A writer that crashes loses its
  * connection and with it the lock, so a lock is never stale.
  */
-import { loadLines } from "./lines.js";
-import { formatLocation } from "./location.js";
-import { connect, ensureSchema, readLines, type SessionRow, storeName } from "./postgres-schema.js";
+import { missingSession, redactPassword, requireId, splitFragment, tableArchive } from "./database.js";
+import { checkStorableLines } from "./lines.js";
+import { readPostgresArchive } from "./postgres-archive.js";
+import { connect, ensureSchema, postgresLocation, readLines, type SessionRow, storeName } from "./postgres-schema.js";
 import { PostgresBackend } from "./postgres-writer.js";
-import type { OpenedSession, OpenSessionOptions, SessionSummary } from "./types.js";
+import { LocationError, type OpenedSession, type OpenSessionOptions, type SessionRead, type SessionSummary, type Store } from "./types.js";
 
 export { lockKey, POSTGRES_SCHEMA_VERSION } from "./postgres-schema.js";
 
@@ -24,7 +25,7 @@ export async function listPostgresSessions(connectionString: string): Promise<Se
     const { rows } = await client.query<SessionRow>("SELECT * FROM bonsai.sessions ORDER BY updated DESC, id");
     return rows.map((row) => ({
       id: row.id,
-      location: formatLocation({ kind: "postgres", connectionString, sessionId: row.id }),
+      location: postgresLocation(connectionString, row.id),
       title: row.title,
       cwd: row.cwd,
       created: row.created,
@@ -49,22 +50,74 @@ export async function readPostgresLines(connectionString: string, id: string): P
 }
 
 /** Opens one session: its own connection takes the advisory lock (unless read-only), then reads it. */
-export async function openPostgresSession(
+export async function openPostgresSession<T extends { endsWithNewline: boolean }>(
   connectionString: string,
   id: string,
+  read: SessionRead<T>,
   options: OpenSessionOptions = {},
-): Promise<OpenedSession> {
-  const location = formatLocation({ kind: "postgres", connectionString, sessionId: id });
+): Promise<OpenedSession<T>> {
+  const location = postgresLocation(connectionString, id);
   if (options.readOnly) {
     const lines = await readPostgresLines(connectionString, id);
-    return { loaded: lines === undefined ? undefined : loadLines(lines, location), backend: undefined };
+    if (lines === undefined && options.mustExist) throw missingSession(location);
+    return { loaded: lines === undefined ? undefined : read.lines(lines, location), backend: undefined };
   }
   const backend = new PostgresBackend(connectionString, id);
   try {
     await backend.start();
-    return { loaded: await backend.load(), backend };
+    const loaded = await backend.load(read);
+    if (loaded === undefined && options.mustExist) throw missingSession(location);
+    return { loaded, backend };
   } catch (error) {
     await backend.close().catch(() => {});
     throw error;
   }
 }
+
+const format = (location: { connectionString: string; sessionId?: string }) => postgresLocation(location.connectionString, location.sessionId);
+const key = (location: { connectionString: string; sessionId?: string }) => requireId(location, format(location));
+
+export const POSTGRES_STORE: Store<"postgres"> = {
+  kind: "postgres",
+  form: "postgres://[user@host:port/db]#SESSION_ID",
+  schemes: ["postgres", "postgresql"],
+  parseLocation(text, scheme = "postgres") {
+    const { base, id } = splitFragment(text);
+    let connectionString = base;
+    if (connectionString === `${scheme}:`) connectionString = `${scheme}://`;
+    if (!connectionString.startsWith(`${scheme}://`)) {
+      throw new LocationError(redactPassword(text), `expected ${scheme}://[user@host:port/db]#SESSION_ID`);
+    }
+    try {
+      // pg parses it again; this catches what it would choke on, with our own message
+      if (connectionString.length > `${scheme}://`.length) new URL(connectionString);
+    } catch {
+      throw new LocationError(redactPassword(text), "not a valid PostgreSQL URL");
+    }
+    return id === undefined ? { kind: "postgres", connectionString } : { kind: "postgres", connectionString, sessionId: id };
+  },
+  formatLocation: format,
+  sessionName: format,
+  sessionKey: key,
+  sessionIdOf: (location) => location.sessionId,
+  withSessionId: (location, sessionId) => ({ ...location, sessionId }),
+  newSessionAt: (store, header) => ({ ...store, sessionId: store.sessionId ?? header.id }),
+  copyTarget: (to, header) => (to.sessionId === undefined ? { ...to, sessionId: header.id } : to),
+  fileNameOf: () => undefined,
+  sameSession: (a, b) => format(a) === format(b),
+
+  open: async (location, read, options) => openPostgresSession(location.connectionString, key(location), read, options),
+  openSync(location) {
+    throw new LocationError(format(location), "PostgreSQL sessions open asynchronously: use `await SessionManager.openUrl(location)`");
+  },
+  list: async (store) => listPostgresSessions(store.connectionString),
+  async readLines(location) {
+    const lines = await readPostgresLines(location.connectionString, key(location));
+    return lines && { lines };
+  },
+  checkLines: checkStorableLines,
+
+  archiveLocation: (location) => `${format(location)} (table bonsai.pruned)`,
+  readArchive: async (location) => ({ lines: await readPostgresArchive(location.connectionString, key(location)) }),
+  archive: (location, backend) => tableArchive(`${format(location)} (table bonsai.pruned)`, format(location), backend),
+};

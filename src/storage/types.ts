@@ -4,9 +4,11 @@
  * lines exactly as they were written (a file byte for byte, a database as text rows in order), so
  * a session moves between stores without a single character changing.
  *
- * Three stores implement it: the JSONL file (the default), SQLite (one database file, many
- * sessions) and PostgreSQL (many processes on many machines). Each keeps one writer per session:
- * a lock file, a lease row, an advisory lock held by the writer's connection.
+ * Three stores implement it, each as one Store object (a driver, below) in its own file: the JSONL
+ * file (file.ts, the default), SQLite (sqlite.ts: one database file, many sessions) and
+ * PostgreSQL (postgres.ts: many processes on many machines), found through STORES in stores.ts.
+ * Each keeps one writer per session: a lock file, a lease row, an advisory lock held by the
+ * writer's connection.
  *
  * Durability contract (the README's "Stores" section says the same):
  * - file and SQLite write synchronously: when append() returns, the line is in the file (the
@@ -21,7 +23,31 @@
 import type { LoadedSession } from "./load.js";
 import { type LockOwner, SessionLockedError } from "./lock.js";
 
-export type StoreKind = "file" | "sqlite" | "postgres";
+/** The locations of each kind of store, by kind. */
+export interface StoreLocations {
+  file: { kind: "file"; path: string };
+  sqlite: { kind: "sqlite"; path: string; sessionId?: string };
+  postgres: { kind: "postgres"; connectionString: string; sessionId?: string };
+}
+
+export type StoreKind = keyof StoreLocations;
+
+/** The locations of one kind of store (an indexed type, so a Store<"file"> is a Store). */
+export type LocationOf<K extends StoreKind> = StoreLocations[K];
+
+/** Where a session or a whole store is, as parseLocation (location.ts) reads it. */
+export type StoreLocation = LocationOf<StoreKind>;
+
+/** A location that cannot be parsed; the message says what was wrong and the accepted forms. */
+export class LocationError extends Error {
+  constructor(
+    readonly location: string,
+    reason: string,
+  ) {
+    super(`${location}: ${reason}`);
+    this.name = "LocationError";
+  }
+}
 
 /** What a store knows about one of its sessions without reading it (bonsai ls). */
 export interface SessionSummary {
@@ -63,8 +89,8 @@ export interface SessionBackend {
    */
   backup(): string;
   /**
-   * The session's archive of pruned tool output, in a database (a session file keeps it in a
-   * sidecar file instead; see src/ops/prune.ts). Undefined for files.
+   * The session's archive of pruned tool output, in a database. Undefined for files: a session
+   * file's archive is a sidecar file, which Store.archive() reads and writes (file-archive.ts).
    */
   readonly archive?: PrunedArchive;
   /** Starts a new, empty session in the same store (a file in the same directory), holding its lease. */
@@ -92,10 +118,13 @@ export interface PrunedArchive {
   lines(): string[];
 }
 
-/** A session as opened: what the store held once the lease was taken, and the writer. */
-export interface OpenedSession {
+/**
+ * A session as opened: what the store held once the lease was taken, and the writer. `loaded` is
+ * what the open's SessionRead made of it: every entry (LoadedSession) unless told otherwise.
+ */
+export interface OpenedSession<T = LoadedSession> {
   /** undefined when the session does not exist yet (its first append creates it) */
-  loaded: LoadedSession | undefined;
+  loaded: T | undefined;
   /** undefined when opened read-only */
   backend: SessionBackend | undefined;
 }
@@ -105,6 +134,102 @@ export interface OpenSessionOptions {
   readOnly?: boolean;
   /** make every write durable before it returns (fsync, synchronous=FULL); slower */
   fsyncEachAppend?: boolean;
+  /**
+   * A session that is not there is an error (SessionFileError NOT_FOUND) rather than
+   * `loaded: undefined`; a missing file is refused before anything is created. An empty file
+   * opened for writing is still where a new session starts; read-only, its EMPTY error is thrown.
+   */
+  mustExist?: boolean;
+}
+
+/**
+ * What an open makes of the session it read (reads.ts): its entries, or a tree index that leaves
+ * message bodies in the file. A store with a file reads the file in place; a database store hands
+ * over its rows as lines.
+ */
+export interface SessionRead<T extends { endsWithNewline: boolean } = LoadedSession> {
+  /** reads a session file; throws SessionFileError (EMPTY for a file with no header) */
+  file(path: string): T;
+  /** reads stored lines; `location` names them in issues and errors */
+  lines(lines: readonly string[], location: string): T;
+}
+
+/** What a copy's target archive held, to put back if the copy fails. */
+export interface ArchiveSnapshot {
+  /** lines it held (none: no archive) */
+  lines: number;
+  /** a sidecar's bytes, exactly */
+  file?: Buffer;
+  /** a table's rows, in order */
+  rows?: string[];
+}
+
+/** A session's archive of pruned tool output, written under the session's writer lease. */
+export interface StoreArchive extends PrunedArchive {
+  /** what it holds now */
+  snapshot(): ArchiveSnapshot;
+  /** Puts a snapshot back, the way replace() writes. */
+  restore(snapshot: ArchiveSnapshot): void;
+}
+
+/**
+ * One kind of store (a driver): its location syntax, its sessions (open, list, read lines) and
+ * their archives of pruned tool output, behind the same methods for every kind. STORES
+ * (stores.ts) holds one per kind and storeOf() picks a location's, so code above a store's own
+ * files never tests which kind it is (docs/ARCHITECTURE.md, storage). Every method takes this
+ * store's own locations.
+ */
+export interface Store<K extends StoreKind = StoreKind> {
+  readonly kind: K;
+
+  // ------------------------------------------------------------------ locations
+  /** how a location is written, for error messages: "sqlite:PATH#SESSION_ID" */
+  readonly form: string;
+  /** URL schemes that name this store, lower case */
+  readonly schemes: readonly string[];
+  /** Reads a trimmed location starting `scheme:` (one of `schemes`; undefined: a plain path). Throws LocationError. */
+  parseLocation(text: string, scheme: string | undefined): LocationOf<K>;
+  /** The location as text that parseLocation reads back (passwords left out). */
+  formatLocation(location: LocationOf<K>): string;
+  /** The session's name in messages and in SessionBackend.location: a file's absolute path, a database location without password. */
+  sessionName(location: LocationOf<K>): string;
+  /** The session's key in the store: a file's path, a database session's id (LocationError when the location names none). */
+  sessionKey(location: LocationOf<K>): string;
+  /** The id a location gives its session (a database row's key); undefined where only the header holds the id (a file). */
+  sessionIdOf(location: LocationOf<K>): string | undefined;
+  /** The same store, naming session `id` in it; throws for a location that holds one session only (a file). */
+  withSessionId(location: LocationOf<K>, id: string): LocationOf<K>;
+  /** Where a new session with `header` goes in the store `store` names: a file `<time>_<id>.jsonl` in a directory, else the location's id or the header's. */
+  newSessionAt(store: LocationOf<K>, header: { id: string; timestamp: string }): LocationOf<K>;
+  /** Where a copy of the session `header` goes when asked to go to `to`: `to` itself when it names one session, else a session in it (in a directory: file `fileName`). */
+  copyTarget(to: LocationOf<K>, header: { id: string; timestamp: string }, fileName: string): LocationOf<K>;
+  /** The file name of the session itself (a file's), to keep when copied into a directory; undefined when it has none (a database row). */
+  fileNameOf(location: LocationOf<K>): string | undefined;
+  /** Whether two of this store's locations name the same session. */
+  sameSession(a: LocationOf<K>, b: LocationOf<K>): boolean;
+
+  // ------------------------------------------------------------------ sessions
+  /** Opens a session: the writer lease first (unless read-only), then the read, so nothing changes in between. */
+  open<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, read: SessionRead<T>, options?: OpenSessionOptions): Promise<OpenedSession<T>>;
+  /** The same without waiting; a store that can only open asynchronously (PostgreSQL) throws LocationError. */
+  openSync<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, read: SessionRead<T>, options?: OpenSessionOptions): OpenedSession<T>;
+  /** The sessions the store holds, most recently written first. */
+  list(store: LocationOf<K>): Promise<SessionSummary[]>;
+  /** A session's lines exactly as stored, read without the lease; undefined when there is no such session. */
+  readLines(location: LocationOf<K>): Promise<StoredLines | undefined>;
+  /** Refuses lines the store cannot keep as they are (a database: a newline or a NUL inside a line) before anything is written. */
+  checkLines(lines: readonly string[], where: string): void;
+
+  // ------------------------------------------------------------------ pruned archive
+  /** Where the session's archive of pruned tool output is, printable (no password). */
+  archiveLocation(location: LocationOf<K>): string;
+  /**
+   * The archive's lines, oldest first, exactly as stored and read without the lease; none when
+   * there is no archive. An unterminated last line that is not JSON is reported in `tornTail`.
+   */
+  readArchive(location: LocationOf<K>): Promise<StoredLines>;
+  /** The archive of the session `backend` holds open at `location`: read, append and replace under its lease. */
+  archive(location: LocationOf<K>, backend: SessionBackend): StoreArchive;
 }
 
 /** Lines of a session exactly as stored, for copying and comparing. */

@@ -1,16 +1,24 @@
 /**
  * What every session store must do, as one suite run against each store (file, SQLite,
  * PostgreSQL): exact lines, appends that continue after a reopen, atomic rewrites, one writer,
- * the `ls` columns, and exact copies in both directions.
+ * the `ls` columns, exact copies in both directions, the archive of pruned tool output, and
+ * reading a session into a tree index through the store map (what session/opening.ts needs).
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { SessionEntry } from "../../src/format/entry-types.js";
+import { archiveLocation, readArchiveAt } from "../../src/storage/archive.js";
+import type { BodyReader, DeferredBody } from "../../src/storage/bodies.js";
+import { type EntrySink, SessionFileError } from "../../src/storage/load.js";
 import { SessionLockedError } from "../../src/storage/lock.js";
 import { copySession } from "../../src/storage/copy.js";
+import { parseLocation } from "../../src/storage/location.js";
 import { listSessionsAt, openSessionAt, readLinesAt } from "../../src/storage/open.js";
+import { readIntoIndex } from "../../src/storage/reads.js";
+import { storeOf } from "../../src/storage/stores.js";
 import { conformanceCases, REAL_SESSION } from "./fixtures.js";
 
 /** Line `i` of the test session `id`: the header at 0, then messages whose text exercises escapes and characters outside ASCII. */
@@ -37,6 +45,43 @@ export function sessionLines(id: string, n: number, title?: string): string[] {
 }
 
 const bytesOf = (lines: readonly string[]) => lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+
+/**
+ * The least an index does with what a store reads into it (the session layer's TreeIndex does
+ * more): entries in order, bodies left in a file read back through its BodyReader.
+ */
+class ListSink implements EntrySink {
+  private readonly slots: ({ entry: SessionEntry } | { body: DeferredBody })[] = [];
+  private readonly ids = new Set<string>();
+  private bodies: BodyReader | undefined;
+
+  private take(id: string, slot: { entry: SessionEntry } | { body: DeferredBody }): boolean {
+    if (this.ids.has(id)) return false;
+    this.ids.add(id);
+    this.slots.push(slot);
+    return true;
+  }
+
+  addIfNew(entry: SessionEntry): boolean {
+    return this.take(entry.id, { entry });
+  }
+
+  addDeferred(type: string, id: string, _parentId: string | null, _role: string | undefined, line: number, offset: number, length: number): boolean {
+    return this.take(id, { body: { id, type, line, offset, length } });
+  }
+
+  attachBodies(bodies: BodyReader): void {
+    this.bodies = bodies;
+  }
+
+  entries(): SessionEntry[] {
+    return this.slots.map((slot) => ("entry" in slot ? slot.entry : this.bodies!.read([slot.body])[0]));
+  }
+
+  close(): void {
+    this.bodies?.close();
+  }
+}
 
 /**
  * `store()` gives the store's location without a session (a directory for files); `session(store,
@@ -79,6 +124,16 @@ export function storeContract(
       assert.equal(readOnly.backend, undefined);
       assert.equal(readOnly.loaded!.fileEntries.length, 31);
       assert.equal(readOnly.loaded!.header.id, "s-exact");
+    });
+
+    it("with mustExist, refuses a session that is not there instead of starting it", async () => {
+      for (const readOnly of [false, true]) {
+        await assert.rejects(openSessionAt(at("s-absent"), { mustExist: true, readOnly }), (error: Error) => {
+          assert.ok(error instanceof SessionFileError && error.code === "NOT_FOUND", `${error.name}: ${error.message}`);
+          return true;
+        });
+      }
+      assert.equal(await readLinesAt(at("s-absent")), undefined, "nothing was created");
     });
 
     it("lists sessions with title, cwd, size, entries and last activity", async () => {
@@ -162,6 +217,53 @@ export function storeContract(
         await copySession(at(`conf-${i}`), back);
         assert.ok(readFileSync(back).equals(readFileSync(file)), `${file} survives the round trip`);
         assert.equal(result.bytes, readFileSync(file).length);
+      }
+    });
+
+    it("keeps an archive of pruned tool output beside the session, written under its lease", async () => {
+      const where = parseLocation(at("s-archive"));
+      assert.deepEqual((await readArchiveAt(where)).lines, [], "no archive before anything is pruned");
+      const { backend } = await openSessionAt(where);
+      backend!.append(sessionLines("s-archive", 2));
+      const archive = storeOf(where).archive(where, backend!);
+      assert.equal(archive.location, archiveLocation(where));
+      const records = [1, 2, 3].map((n) => JSON.stringify({ entryId: `e${n}`, content: [{ type: "text", text: `original ${n}: ü 🌳` }] }));
+      archive.append(records.slice(0, 2));
+      archive.append(records.slice(2));
+      assert.deepEqual(archive.lines(), records);
+      await backend!.flush();
+      assert.deepEqual((await readArchiveAt(where)).lines, records, "a reader without the lease sees it");
+      const before = archive.snapshot();
+      assert.equal(before.lines, 3);
+      archive.replace([records[1]]);
+      assert.deepEqual(archive.lines(), [records[1]]);
+      archive.restore(before);
+      assert.deepEqual(archive.lines(), records);
+      archive.replace([]);
+      await backend!.close();
+      assert.deepEqual((await readArchiveAt(where)).lines, [], "replaced by no lines: no archive");
+    });
+
+    it("reads a session into an index through its store, under the lease or read-only", async () => {
+      const where = parseLocation(at("s-index"));
+      const lines = sessionLines("s-index", 6);
+      const writer = await openSessionAt(where);
+      writer.backend!.append(lines);
+      await writer.backend!.close();
+      for (const readOnly of [false, true]) {
+        const sink = new ListSink();
+        const { loaded, backend } = await storeOf(where).open(where, readIntoIndex(sink), { readOnly });
+        try {
+          assert.equal(loaded!.index, sink);
+          assert.equal(loaded!.header.id, "s-index");
+          assert.equal(loaded!.unmigrated, undefined, "a current session goes into the index");
+          assert.deepEqual(loaded!.issues, []);
+          assert.deepEqual(sink.entries(), lines.slice(1).map((line) => JSON.parse(line)));
+          assert.equal(backend === undefined, readOnly);
+        } finally {
+          sink.close();
+          await backend?.close();
+        }
       }
     });
 

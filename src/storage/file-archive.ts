@@ -1,0 +1,91 @@
+/**
+ * A session file's archive of pruned tool output (docs/ARCHITECTURE.md, pruning): the sidecar
+ * `<file>.pruned.jsonl` beside it, one JSON record per line, written under the session file's
+ * lock. An append is one write, synced, that first closes off a torn last line; a replace is a
+ * synced temp file renamed over the sidecar (no lines: no sidecar).
+ */
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
+import { dirname } from "node:path";
+import { readFileLines } from "./file-lines.js";
+import { fsyncDirectory, writeAll, writeFileAtomic } from "./file-writer.js";
+import { SessionFileError } from "./load.js";
+import type { StoreArchive, StoredLines } from "./types.js";
+
+/** The sidecar file that holds a session file's pruned originals. */
+export function prunedArchivePath(sessionFile: string): string {
+  return `${sessionFile}.pruned.jsonl`;
+}
+
+/**
+ * The sidecar's lines as readFileLines gives a session file's (none when there is no sidecar);
+ * `after` ends the message of one that cannot be read.
+ */
+export function readSidecar(path: string, after = ""): StoredLines {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return { lines: [] };
+  try {
+    return readFileLines(path);
+  } catch (error) {
+    if (!(error instanceof SessionFileError)) throw error;
+    const where = `${path}${error.line ? `:${error.line}` : ""}`;
+    const reason = error.code === "UNREADABLE" ? "holds bytes that are not UTF-8" : error.reason;
+    throw new Error(`${where}: cannot read this archive of pruned tool output: ${reason}${after}`);
+  }
+}
+
+/** The archive of the session file `sessionFile` (an absolute path), for its writer. */
+export function sidecarArchive(sessionFile: string): StoreArchive {
+  const path = prunedArchivePath(sessionFile);
+  return {
+    location: path,
+    lines: () => readSidecar(path).lines,
+    append: (lines) => appendSidecar(path, lines),
+    replace: (lines) => writeSidecar(path, lines.length === 0 ? undefined : Buffer.from(`${lines.join("\n")}\n`, "utf8")),
+    snapshot: () => {
+      const file = readExisting(path);
+      return file ? { lines: file.toString("utf8").split("\n").filter((l) => l !== "").length, file } : { lines: 0 };
+    },
+    restore: (snapshot) => writeSidecar(path, snapshot.file),
+  };
+}
+
+function appendSidecar(path: string, lines: readonly string[]): void {
+  if (lines.length === 0) return;
+  const fd = openSync(path, "a+", 0o644);
+  try {
+    const size = fstatSync(fd).size;
+    let prefix = "";
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) prefix = "\n";
+    }
+    writeAll(fd, Buffer.from(`${prefix}${lines.join("\n")}\n`, "utf8"));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The sidecar's bytes; undefined when there is none (an empty file holds no archive either). */
+function readExisting(path: string): Buffer | undefined {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return undefined;
+  if (!stat.isFile()) throw new Error(`${path}: not a regular file where the archive of pruned tool output belongs; move it away`);
+  const bytes = readFileSync(path);
+  return bytes.length === 0 ? undefined : bytes;
+}
+
+function writeSidecar(path: string, bytes: Buffer | undefined): void {
+  if (bytes) {
+    writeFileAtomic(path, bytes);
+    return;
+  }
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return;
+    throw error;
+  }
+  fsyncDirectory(dirname(path));
+}

@@ -1,0 +1,84 @@
+/** What `bonsai ls` shows for a directory of session files, read without parsing whole sessions. */
+import { readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { SessionFileError } from "./load.js";
+import { forEachFileLine } from "./read-lines.js";
+import type { SessionSummary } from "./types.js";
+
+const SESSION_INFO = Buffer.from('"session_info"');
+
+/** What `ls` shows for one file, read in one pass that parses only the header and session_info lines. */
+export function summarizeFile(path: string): SessionSummary | undefined {
+  const file = resolve(path);
+  let header: Record<string, unknown> | undefined;
+  let infoTitle: string | null | undefined;
+  let entries = 0;
+  let notSession = false;
+  const { size } = forEachFileLine(file, (line) => {
+    if (notSession || line.bytes.length === 0) return;
+    if (!header) {
+      try {
+        const value = JSON.parse(line.bytes.toString("utf8"));
+        if (value?.type === "session" && typeof value.id === "string") header = value;
+        else notSession = true;
+      } catch {
+        notSession = true;
+      }
+      return;
+    }
+    entries++;
+    if (line.bytes.indexOf(SESSION_INFO) === -1) return;
+    try {
+      const value = JSON.parse(line.bytes.toString("utf8"));
+      if (value?.type === "session_info") infoTitle = (typeof value.name === "string" ? value.name : "").trim() || null;
+    } catch {
+      // a malformed line is the reader's to report
+    }
+  });
+  if (!header || notSession) return undefined;
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+  return {
+    id: file,
+    location: file,
+    title: infoTitle !== undefined ? infoTitle : str(header.title),
+    cwd: str(header.cwd),
+    created: str(header.timestamp),
+    updated: statSync(file).mtime.toISOString(),
+    bytes: size,
+    entryCount: entries,
+  };
+}
+
+/**
+ * The sessions in a directory and its subdirectories (bonsai's session directory holds one per
+ * working directory), most recently written first. Sidecars (`.pruned.jsonl`) and files that do
+ * not start with a session header are left out.
+ */
+export function listFileSessions(dir: string): SessionSummary[] {
+  const root = resolve(dir);
+  const stat = statSync(root, { throwIfNoEntry: false });
+  if (!stat) throw new SessionFileError("NOT_FOUND", root, "no such directory");
+  if (!stat.isDirectory()) {
+    const one = summarizeFile(root);
+    if (!one) throw new SessionFileError("BAD_HEADER", root, "not a session file", 1);
+    return [one];
+  }
+  const found: SessionSummary[] = [];
+  const walk = (d: string, depth: number) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      if (entry.name.startsWith(".")) continue;
+      const path = join(d, entry.name);
+      if (entry.isDirectory() && depth < 3) walk(path, depth + 1);
+      else if (entry.isFile() && entry.name.endsWith(".jsonl") && !entry.name.endsWith(".pruned.jsonl")) {
+        try {
+          const summary = summarizeFile(path);
+          if (summary) found.push(summary);
+        } catch {
+          // unreadable files are not sessions we can list
+        }
+      }
+    }
+  };
+  walk(root, 0);
+  return found.sort((a, b) => (b.updated ?? "").localeCompare(a.updated ?? "") || a.id.localeCompare(b.id));
+}

@@ -1,0 +1,171 @@
+/**
+ * The SQLite store's database file: the driver loaded on first use, WAL mode, and the schema,
+ * created on first use and upgraded step by step, refused when a newer bonsai wrote it.
+ *
+ * Tables: `bonsai_meta(version)`, `sessions` (what `bonsai ls` shows, kept up to date by every
+ * write), `entries(session_id, seq, line)` with each line stored exactly as written, `leases`
+ * (one writer per session, sqlite-leases.ts) and `pruned` (archives of pruned tool output,
+ * sqlite-archive.ts).
+ */
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import { fragment } from "./database.js";
+import { StoreVersionError } from "./types.js";
+
+export type Database = BetterSqlite3.Database;
+
+/**
+ * Schema upgrades, in order: MIGRATIONS[v] takes a database from version v to v + 1. Never edit
+ * a released step; add a new one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     id TEXT PRIMARY KEY,
+     title TEXT,
+     cwd TEXT,
+     created TEXT,
+     updated TEXT NOT NULL,
+     bytes INTEGER NOT NULL DEFAULT 0,
+     entry_count INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX sessions_updated ON sessions (updated);
+   CREATE TABLE entries (
+     session_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     line TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   ) WITHOUT ROWID;
+   CREATE TABLE leases (
+     session_id TEXT PRIMARY KEY,
+     token TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     host TEXT NOT NULL,
+     since TEXT NOT NULL,
+     heartbeat INTEGER NOT NULL
+   );`,
+  // 2: archives of pruned tool output, one line per record
+  `CREATE TABLE pruned (
+     session_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     line TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   ) WITHOUT ROWID;`,
+];
+
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** A SQLite location as text: `sqlite:PATH`, with `#ID` when it names a session. */
+export const sqliteLocation = (path: string, sessionId?: string) => `sqlite:${path}${fragment(sessionId)}`;
+
+let driver: typeof BetterSqlite3 | undefined;
+
+/** Loaded on first use, so commands that never touch SQLite never load the native module. */
+function sqliteDriver(): typeof BetterSqlite3 {
+  driver ??= createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+  return driver;
+}
+
+/**
+ * The one line for a SQLite driver that cannot load: better-sqlite3 is bonsai's only native
+ * module, and when its build failed or was made for another Node, its own error is a list of a
+ * dozen paths. `undefined` for any other error.
+ */
+export function sqliteDriverError(where: string, error: unknown): Error | undefined {
+  const { code, message = "" } = error as { code?: string; message?: string };
+  const unbuilt = /Could not locate the bindings file|better_sqlite3\.node/.test(message);
+  const missing = code === "MODULE_NOT_FOUND" && message.includes("better-sqlite3");
+  if (code !== "ERR_DLOPEN_FAILED" && !unbuilt && !missing) return undefined;
+  return new Error(
+    `${where}: the SQLite driver (better-sqlite3) is not built for this Node ${process.version}; run \`npm rebuild better-sqlite3\` (needs a C/C++ toolchain where no prebuilt binary exists)`,
+  );
+}
+
+/** Opens (creating when allowed) a bonsai SQLite database, upgrading its schema when it is older. */
+export function openSqliteDatabase(path: string, options: { mustExist?: boolean } = {}): Database {
+  const file = resolve(path);
+  const where = sqliteLocation(path);
+  if (!options.mustExist) mkdirSync(dirname(file), { recursive: true });
+  let db: Database;
+  try {
+    const Driver = sqliteDriver();
+    db = new Driver(file, { fileMustExist: options.mustExist === true });
+  } catch (error) {
+    const driverError = sqliteDriverError(where, error);
+    if (driverError) throw driverError;
+    const reason = (error as { code?: string }).code === "SQLITE_CANTOPEN" ? "no such database file" : (error as Error).message;
+    throw new Error(`${where}: cannot open the SQLite store: ${reason}`);
+  }
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    enableWal(db, where);
+    db.pragma("synchronous = NORMAL");
+    ensureSchema(db, where);
+    return db;
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === "SQLITE_NOTADB") throw new Error(`${where}: not a SQLite database`);
+    throw error;
+  }
+}
+
+/** Runs `read` on the database at `path` (which must exist), closing it after. */
+export function withSqliteDatabase<T>(path: string, read: (db: Database) => T): T {
+  const db = openSqliteDatabase(path, { mustExist: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * WAL mode is a property of the database file, set once. Switching needs the database to
+ * itself, and SQLite reports a busy database at once rather than waiting, so two processes that
+ * open a new database together take turns here.
+ */
+function enableWal(db: Database, where: string): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      if (db.pragma("journal_mode", { simple: true }) === "wal") return;
+      if (db.pragma("journal_mode = WAL", { simple: true }) === "wal") return;
+      throw new Error(`${where}: cannot switch the database to WAL mode`);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
+function schemaVersion(db: Database): number | undefined {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bonsai_meta'").get();
+  if (!hasMeta) return undefined;
+  return (db.prepare("SELECT version FROM bonsai_meta WHERE id = 1").pluck().get() as number | undefined) ?? 0;
+}
+
+function ensureSchema(db: Database, where: string): void {
+  const seen = schemaVersion(db);
+  if (seen !== undefined && seen > SQLITE_SCHEMA_VERSION) throw new StoreVersionError(where, seen, SQLITE_SCHEMA_VERSION);
+  if (seen === SQLITE_SCHEMA_VERSION) return;
+  // IMMEDIATE: two processes creating the same new database take turns, the second sees it done
+  db.transaction(() => {
+    let version = schemaVersion(db);
+    if (version === undefined) {
+      const others = db
+        .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .pluck()
+        .get() as number;
+      if (others > 0) throw new Error(`${where}: not a bonsai store (it holds other tables); use a new database file`);
+      db.exec("CREATE TABLE bonsai_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
+      db.prepare("INSERT INTO bonsai_meta (id, version) VALUES (1, 0)").run();
+      version = 0;
+    }
+    if (version > SQLITE_SCHEMA_VERSION) throw new StoreVersionError(where, version, SQLITE_SCHEMA_VERSION);
+    for (let v = version; v < SQLITE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    db.prepare("UPDATE bonsai_meta SET version = ? WHERE id = 1").run(SQLITE_SCHEMA_VERSION);
+  }).immediate();
+}
