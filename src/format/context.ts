@@ -1,6 +1,8 @@
 /**
  * What the model sees at a leaf: the path from the root, with the latest compaction on it
- * replacing everything before its first kept entry by its summary (spec section 3).
+ * replacing everything before its first kept entry by its summary (docs/ARCHITECTURE.md, the
+ * context rule). contextSegments is the only place that rule is written: the context built here,
+ * the incremental one in session/context-memo.ts and pruning's entriesInContext all ask it.
  */
 import type {
   AgentMessage,
@@ -101,37 +103,64 @@ export function buildSessionContext(
   return contextFromPath(pathToRoot(leaf, getEntry, onProblem));
 }
 
+/** Where the parts of a context lie on a root-first path; see contextSegments. */
+export interface ContextSegments {
+  /** index of the latest compaction, whose summary opens the context; -1 when there is none */
+  compaction: number;
+  /** the kept entries are path[kept .. compaction): none when kept === compaction (always so for -1) */
+  kept: number;
+}
+
+/**
+ * The context rule: which entries of a root-first path are in its context. With no compaction on
+ * the path, all of them. Otherwise the latest compaction's summary comes first, then the entries
+ * it kept (from the first entry on the path whose id is its firstKeptEntryId, up to the
+ * compaction; none when no entry before it has that id), then every entry after it. Entries that
+ * carry no message (compactions among the kept ones included) contribute nothing.
+ *
+ * Nothing before the first kept entry is read (nothing before the compaction when it keeps
+ * none), so a caller holding parent links may pass just the path from there: the index's
+ * incremental context does (session/context-memo.ts).
+ */
+export function contextSegments(path: readonly SessionEntry[]): ContextSegments {
+  let compaction = path.length - 1;
+  while (compaction >= 0 && path[compaction].type !== "compaction") compaction--;
+  if (compaction < 0) return { compaction: -1, kept: -1 };
+  const firstKeptId = (path[compaction] as CompactionEntry).firstKeptEntryId;
+  for (let i = 0; i < compaction; i++) if (path[i].id === firstKeptId) return { compaction, kept: i };
+  return { compaction, kept: compaction };
+}
+
+/**
+ * Appends the messages of the context of `path` (see contextSegments) to `messages` and returns
+ * how many entries it converted: the kept ones and those after the compaction.
+ */
+export function pushContextMessages(path: readonly SessionEntry[], messages: AgentMessage[]): number {
+  const { compaction, kept } = contextSegments(path);
+  if (compaction >= 0) messages.push(compactionSummaryMessageFromEntry(path[compaction] as CompactionEntry));
+  for (let i = kept; i < compaction; i++) pushMessage(path[i], messages);
+  for (let i = compaction + 1; i < path.length; i++) pushMessage(path[i], messages);
+  return path.length - 1 - kept; // (compaction - kept) kept, (path.length - 1 - compaction) after
+}
+
+function pushMessage(entry: SessionEntry, messages: AgentMessage[]): void {
+  const message = messageFromEntry(entry);
+  if (message) messages.push(message);
+}
+
 /** The context of a root-first path. */
 export function contextFromPath(path: readonly SessionEntry[]): SessionContext {
   let thinkingLevel = "off";
   let model: ModelRef | null = null;
-  let compactionIndex = -1;
   for (let i = 0; i < path.length; i++) {
     const entry = path[i];
     if (entry.type === "thinking_level_change") thinkingLevel = entry.thinkingLevel;
     else if (entry.type === "model_change") model = modelFromChange(entry) ?? model;
     else if (entry.type === "message" && entry.message.role === "assistant") {
       model = { provider: entry.message.provider, modelId: entry.message.model };
-    } else if (entry.type === "compaction") compactionIndex = i;
+    }
   }
-
   const messages: AgentMessage[] = [];
-  const emit = (entry: SessionEntry) => {
-    const message = messageFromEntry(entry);
-    if (message) messages.push(message);
-  };
-  if (compactionIndex === -1) {
-    for (const entry of path) emit(entry);
-    return { messages, thinkingLevel, model };
-  }
-
-  const compaction = path[compactionIndex] as CompactionEntry;
-  messages.push(compactionSummaryMessageFromEntry(compaction));
-  let kept = false;
-  for (let i = 0; i < compactionIndex; i++) {
-    if (path[i].id === compaction.firstKeptEntryId) kept = true;
-    if (kept) emit(path[i]);
-  }
-  for (let i = compactionIndex + 1; i < path.length; i++) emit(path[i]);
+  pushContextMessages(path, messages);
   return { messages, thinkingLevel, model };
 }

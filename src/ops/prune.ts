@@ -7,9 +7,9 @@
  */
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import type { ImageContent, TextContent, ToolResultMessage } from "../format/message-types.js";
-import { contextFromPath } from "../format/context.js";
+import { contextFromPath, contextSegments } from "../format/context.js";
 import type { SessionManager } from "../session/manager.js";
-import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
+import type { SessionEntry } from "../format/entry-types.js";
 import { prunedArchivePath } from "../storage/archive.js";
 import type { PrunedArchive } from "../storage/types.js";
 import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "../compaction/prune.js";
@@ -74,16 +74,14 @@ function parsePrunedRecords(lines: readonly string[], where: string, onWarning?:
 }
 
 /**
- * The entries of a path whose messages are in its context: after the latest compaction, plus
- * what that compaction kept before it. Pruning anything older saves nothing.
+ * The entries of a path whose messages are in its context (the context rule, contextSegments):
+ * the ones the latest compaction kept, other compactions left out, then every entry after it.
+ * Pruning anything older saves nothing.
  */
 export function entriesInContext(path: readonly SessionEntry[]): SessionEntry[] {
-  let compaction = -1;
-  for (let i = path.length - 1; i >= 0 && compaction < 0; i--) if (path[i].type === "compaction") compaction = i;
+  const { compaction, kept } = contextSegments(path);
   if (compaction < 0) return [...path];
-  const firstKept = path.findIndex((e) => e.id === (path[compaction] as CompactionEntry).firstKeptEntryId);
-  const kept = firstKept >= 0 && firstKept < compaction ? path.slice(firstKept, compaction) : [];
-  return [...kept.filter((e) => e.type !== "compaction"), ...path.slice(compaction + 1)];
+  return [...path.slice(kept, compaction).filter((e) => e.type !== "compaction"), ...path.slice(compaction + 1)];
 }
 
 export interface PruneSessionOptions {

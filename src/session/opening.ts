@@ -4,6 +4,7 @@
  * SessionParts, which the manager's constructor takes as they are.
  */
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { FileBackend, sessionFileName } from "../storage/file.js";
 import { formatLocation, LocationError, parseLocation, withSessionId } from "../storage/location.js";
@@ -53,6 +54,13 @@ export interface SessionParts {
   backend?: SessionBackend;
   /** the store still holds this older format (opened with migrate: false): writes are refused */
   unmigratedVersion?: number;
+}
+
+/** Where bonsai keeps sessions: `$BONSAI_DIR` or `~/.bonsai`, then `sessions/--<cwd>--/`. */
+export function defaultSessionDir(cwd: string): string {
+  const root = process.env.BONSAI_DIR ?? join(homedir(), ".bonsai");
+  const encoded = `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  return join(root, "sessions", encoded);
 }
 
 export function newHeader(cwd: string): SessionHeader {

@@ -1,0 +1,96 @@
+/**
+ * The context of a rooted leaf of the index, built from the path summaries its node carries (see
+ * index-node.ts) and the last context built. The thinking level and the model come from the
+ * nearest entry that set them; the messages from the part of the path the context rule reads
+ * (contextSegments: from the latest compaction's first kept entry on), and of that only what is
+ * below the leaf of the last context built when the new leaf descends from it: an agent asks for
+ * the context every turn after appending an entry or two, and only those are converted.
+ */
+import { modelFromChange, pushContextMessages } from "../format/context.js";
+import type { AgentMessage } from "../format/message-types.js";
+import type { CompactionEntry, ModelRef, SessionContext, ThinkingLevelChangeEntry } from "../format/entry-types.js";
+import type { IndexNode } from "./index-node.js";
+import type { LazyBodies } from "./lazy-bodies.js";
+
+/**
+ * The messages of the last context built, for a rooted leaf. Still exact for any leaf below it
+ * with no compaction in between, because a rooted node's path never changes; only a body changed
+ * in memory makes it stale (the index then calls forget()).
+ */
+interface RememberedContext {
+  leaf: IndexNode;
+  /** never handed out: callers get copies, and this one grows as the leaf moves down */
+  messages: AgentMessage[];
+}
+
+export class ContextMemo {
+  /** one context, the last built: one per leaf would keep every path's array alive */
+  private remembered: RememberedContext | undefined;
+  private converted = 0;
+
+  constructor(private readonly bodies: LazyBodies) {}
+
+  /** How many entries have been turned into messages so far. */
+  get conversions(): number {
+    return this.converted;
+  }
+
+  /** Drops the remembered context: a body on its path changed, or its session is closed. */
+  forget(): void {
+    this.remembered = undefined;
+  }
+
+  /**
+   * The context at a rooted leaf, in a new object with a new messages array; undefined when the
+   * leaf's model source changed role since it was indexed (replaced in memory), and only a walk
+   * over the whole path can say.
+   */
+  context(leaf: IndexNode): SessionContext | undefined {
+    const thinking = leaf.thinking && (this.bodies.entryOf(leaf.thinking) as ThinkingLevelChangeEntry);
+    const modelEntry = leaf.model && this.bodies.entryOf(leaf.model);
+    let model: ModelRef | null = null;
+    if (modelEntry?.type === "model_change") model = modelFromChange(modelEntry) ?? null;
+    else if (modelEntry?.type === "message" && modelEntry.message.role === "assistant") {
+      model = { provider: modelEntry.message.provider, modelId: modelEntry.message.model };
+    } else if (modelEntry) return undefined;
+    const thinkingLevel = thinking ? thinking.thinkingLevel : "off";
+    const messages = this.messagesOf(leaf);
+    this.remembered = { leaf, messages };
+    return { messages: messages.slice(), thinkingLevel, model };
+  }
+
+  /** The messages at a rooted leaf: the remembered ones extended when the leaf is below them. */
+  private messagesOf(leaf: IndexNode): AgentMessage[] {
+    const stop = leaf.compaction;
+    const last = this.remembered?.leaf;
+    // Leaf first; reversed into a root-first path below. Walking up, the remembered leaf is met
+    // before the nearest compaction (or is it) only when both share that compaction, so its
+    // messages are a prefix of this leaf's and the entries below it are all after the compaction.
+    const path: IndexNode[] = [];
+    let reached = false;
+    for (let n: IndexNode | undefined = leaf; n; n = n.parent) {
+      if (n === last) {
+        reached = true;
+        break;
+      }
+      path.push(n);
+      if (n === stop) break;
+    }
+    if (!reached && stop) {
+      // on up to the entry the compaction keeps first: the rule reads nothing before it. When
+      // no entry above has that id, it keeps none and the path starts at the compaction.
+      const firstKeptId = (this.bodies.entryOf(stop) as CompactionEntry).firstKeptEntryId;
+      const withoutKept = path.length;
+      let found = false;
+      for (let n = stop.parent; n && !found; n = n.parent) {
+        path.push(n);
+        found = n.id === firstKeptId;
+      }
+      if (!found) path.length = withoutKept;
+    }
+    path.reverse();
+    const messages = reached ? this.remembered!.messages : [];
+    this.converted += pushContextMessages(this.bodies.load(path), messages);
+    return messages;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * One entry in the session index (tree.ts): its place in the tree as object links, and what the
+ * path above it holds, worked out once when it is linked so no read walks the whole path. A node
+ * doubles as the DeferredBody the body reader needs while its entry is still in the file.
+ */
+import type { DeferredBody } from "../storage/bodies.js";
+import { modelFromChange } from "../format/context.js";
+import type { SessionEntry } from "../format/entry-types.js";
+
+export class IndexNode implements DeferredBody {
+  /** the parent, when it was indexed before this entry */
+  parent: IndexNode | undefined = undefined;
+  /** children in file order, as a list through nextSibling (no array per entry) */
+  firstChild: IndexNode | undefined = undefined;
+  lastChild: IndexNode | undefined = undefined;
+  nextSibling: IndexNode | undefined = undefined;
+  /**
+   * Every entry up to a root was indexed before this one (so no cycle and no missing parent on
+   * the path) and the three summaries below are exact.
+   */
+  rooted = false;
+  compaction: IndexNode | undefined = undefined;
+  thinking: IndexNode | undefined = undefined;
+  /** the latest assistant message or default-role model change on the path */
+  model: IndexNode | undefined = undefined;
+
+  constructor(
+    readonly id: string,
+    public parentId: string | null,
+    readonly type: string,
+    /** the message's role; changes only through TreeIndex.replaceMessage */
+    public role: string | undefined,
+    /** the entry, once read; until then the line it is on */
+    public entry: SessionEntry | undefined,
+    readonly line: number,
+    readonly offset: number,
+    readonly length: number,
+  ) {}
+}
+
+/** Works out the model source of `top` and every rooted entry below it again, parents first. */
+export function relinkModels(top: IndexNode): void {
+  const stack = [top];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    node.model = sourcesModel(node) ? node : node.parent?.model;
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      // adopted early children are not rooted and never read these pointers
+      if (child.parent === node && child.rooted) stack.push(child);
+    }
+  }
+}
+
+/** Whether an entry sets the model for the entries below it (see TreeIndex.link). */
+export function sourcesModel(node: IndexNode): boolean {
+  if (node.role === "assistant") return true;
+  return node.type === "model_change" && modelFromChange(node.entry as Parameters<typeof modelFromChange>[0]) !== undefined;
+}
+
+export function childrenOf(node: IndexNode): IndexNode[] {
+  const out: IndexNode[] = [];
+  for (let child = node.firstChild; child; child = child.nextSibling) out.push(child);
+  return out;
+}

@@ -1,0 +1,172 @@
+/**
+ * The read side of SessionManager (manager.ts adds construction and every change): what the
+ * session holds, where it is stored, and the one guard every read of a body goes through.
+ */
+import type { PrunedArchive, StoreKind } from "../storage/types.js";
+import { InvalidBodyError } from "../storage/bodies.js";
+import { type LoadIssue, loadSessionIndex } from "../storage/load.js";
+import { describePathProblem, type PathProblem } from "../format/path.js";
+import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
+import type { OpenOptions, SessionParts } from "./opening.js";
+import { leafFromFile } from "./leaf.js";
+import { StoreHandle } from "./store-handle.js";
+import { TreeIndex } from "./tree.js";
+
+export class SessionView {
+  protected index: TreeIndex;
+  protected header: SessionHeader;
+  protected leafId: string | null = null;
+  /** where the session is stored, and whether it may be written */
+  protected readonly store: StoreHandle;
+  protected readonly issues: LoadIssue[];
+  private readonly warn: (message: string) => void;
+  /** the file was read again in full after a message body turned out invalid (see read()) */
+  private rereadInFull = false;
+
+  protected constructor(parts: SessionParts, options: OpenOptions) {
+    this.header = parts.header;
+    this.issues = parts.issues ?? [];
+    this.warn = options.onWarning ?? (() => {});
+    this.store = new StoreHandle(parts);
+    this.index = parts.entries instanceof TreeIndex ? parts.entries : new TreeIndex(parts.entries);
+    this.leafId = this.read(() => leafFromFile(this.index));
+  }
+
+  /** The session's file; undefined in memory and for database sessions (see getLocation). */
+  getSessionFile(): string | undefined {
+    return this.store.kind === "file" ? this.store.location : undefined;
+  }
+
+  /** Where the session is stored: a file path, or a `sqlite:…#ID` / `postgres://…#ID` location. */
+  getLocation(): string | undefined {
+    return this.store.location;
+  }
+
+  /**
+   * Where a database session archives pruned tool output (a session file uses a sidecar file,
+   * see ops/prune.ts). Undefined for files, in memory, and when not open for writing.
+   */
+  getPrunedArchive(): PrunedArchive | undefined {
+    return this.store.archive;
+  }
+
+  /** The kind of store behind the session; undefined in memory. */
+  getStoreKind(): StoreKind | undefined {
+    return this.store.kind;
+  }
+
+  getSessionId(): string {
+    return this.header.id;
+  }
+
+  getCwd(): string {
+    return this.header.cwd;
+  }
+
+  getHeader(): SessionHeader {
+    return this.header;
+  }
+
+  isPersisted(): boolean {
+    return this.store.location !== undefined;
+  }
+
+  /** Lines that were skipped or looked suspicious when the file was read. */
+  getLoadIssues(): readonly LoadIssue[] {
+    return this.issues;
+  }
+
+  /** All entries in file order. The array is the manager's own: do not mutate it. */
+  getEntries(): readonly SessionEntry[] {
+    return this.read(() => this.index.entries);
+  }
+
+  getEntry(id: string): SessionEntry | undefined {
+    return this.read(() => this.index.get(id));
+  }
+
+  getLeafId(): string | null {
+    return this.leafId;
+  }
+
+  getLeafEntry(): SessionEntry | undefined {
+    return this.read(() => (this.leafId ? this.index.get(this.leafId) : undefined));
+  }
+
+  getChildren(id: string): SessionEntry[] {
+    return this.read(() => [...this.index.children(id)]);
+  }
+
+  getLabel(id: string): string | undefined {
+    return this.index.label(id);
+  }
+
+  /** Root-first path to `fromId` (default: the leaf), including metadata entries. */
+  getBranch(fromId?: string | null): SessionEntry[] {
+    return this.read(() => this.index.branch(fromId === undefined ? this.leafId : fromId, this.reportPathProblem));
+  }
+
+  getTree(): SessionTreeNode[] {
+    return this.read(() => this.index.tree(this.reportPathProblem));
+  }
+
+  /** The session's name: the newest session_info entry, else the header title. */
+  getSessionName(): string | undefined {
+    const info = this.read(() => this.index.findLast("session_info"));
+    if (info?.type === "session_info") return info.name?.trim() || undefined;
+    return this.header.title || undefined;
+  }
+
+  buildSessionContext(leafId: string | null = this.leafId): SessionContext {
+    return this.read(() => this.index.context(leafId, this.reportPathProblem));
+  }
+
+  private readonly reportPathProblem = (problem: PathProblem) => this.warn(describePathProblem(problem));
+
+  /**
+   * Runs something that may read message bodies left on disk. A body that is well-formed JSON
+   * but not a valid entry (bodies: "checked") makes the file be read again in full, once: that
+   * line is then skipped and reported, as an open with bodies: "parsed" would have done, and the
+   * read is tried again on the new index. Anything else is thrown as it is.
+   */
+  protected read<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof InvalidBodyError) || !this.rereadParsed()) throw error;
+      return run();
+    }
+  }
+
+  /**
+   * Replaces the index by a full read of the file, parsed and validated: the damaged line is
+   * skipped and reported, as an open with bodies: "parsed" would have done. False when there is
+   * no file to read again (or it was read again already).
+   */
+  private rereadParsed(): boolean {
+    const file = this.getSessionFile();
+    if (this.rereadInFull || file === undefined) return false;
+    this.rereadInFull = true;
+    const loaded = loadSessionIndex(file, "parsed", new TreeIndex());
+    if (loaded.unmigrated) {
+      loaded.index.close(); // an older format never leaves bodies on disk: not reached
+      return false;
+    }
+    // the lines reported at open are reported again (a torn tail that appends have since
+    // closed comes back as malformed JSON): only lines not reported yet are new
+    const reported = new Set(this.issues.map((issue) => issue.line));
+    for (const issue of loaded.issues) {
+      if (reported.has(issue.line)) continue;
+      this.issues.push(issue);
+      this.warn(`${file}:${issue.line}: ${issue.message}`);
+    }
+    const old = this.index;
+    this.index = loaded.index;
+    old.close();
+    if (this.leafId !== null && !this.index.has(this.leafId)) {
+      // the leaf itself was the damaged line: the file's own leaf
+      this.leafId = leafFromFile(this.index);
+    }
+    return true;
+  }
+}
