@@ -1,13 +1,10 @@
 /**
- * What every command shares: colors, JSON output, warnings, progress, opening a session for
- * reading, resolving entry ids, and the error boundary that turns any failure into one line on
- * stderr and exit code 1.
+ * What every command shares: colors, JSON output, warnings, progress, Ctrl-C, and the error
+ * boundary that turns any failure into one line on stderr and exit code 1.
  */
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { OperationCancelledError } from "../ops/cancelled.js";
 import { SessionFileError } from "../storage/load.js";
 import { SessionLockedError } from "../storage/lock.js";
-import type { SessionManager } from "../session/manager.js";
 import { CliError } from "../util/cli-error.js";
 
 export { CliError } from "../util/cli-error.js";
@@ -92,40 +89,6 @@ export function runAction<A extends unknown[]>(action: (...args: A) => void | Pr
   };
 }
 
-/**
- * Fails unless `path` is an existing regular file. Writers call it before opening, because
- * SessionManager.open would otherwise start a new session at a missing path.
- */
-export function requireSessionFile(path: string): string {
-  const file = resolve(path);
-  let stat: ReturnType<typeof statSync>;
-  try {
-    stat = statSync(file);
-  } catch {
-    throw new SessionFileError("NOT_FOUND", file, "no such file");
-  }
-  if (stat.isDirectory()) throw new SessionFileError("NOT_A_FILE", file, "is a directory, not a session file");
-  if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", file, "is not a regular file");
-  return file;
-}
-
-/**
- * An entry id as typed by the user: the full id, or a prefix that matches exactly one entry
- * (ids are 8 hex characters, but migrated or foreign files may hold longer ones).
- */
-export function resolveEntryId(session: SessionManager, id: string): string {
-  if (session.getEntry(id)) return id;
-  const needle = id.trim();
-  if (needle.length >= 4) {
-    const matches = session.getEntries().filter((e) => e.id.startsWith(needle));
-    if (matches.length === 1) return matches[0].id;
-    if (matches.length > 1) {
-      throw new CliError(`entry id "${id}" is ambiguous (${matches.length} entries start with it); give more characters`);
-    }
-  }
-  throw new CliError(`no entry with id "${id}" in ${session.getSessionFile()}; run \`bonsai tree\` to list the ids`);
-}
-
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
@@ -149,4 +112,22 @@ export function abortOnInterrupt(): { signal: AbortSignal; dispose: () => void }
   const onInterrupt = () => controller.abort();
   process.on("SIGINT", onInterrupt);
   return { signal: controller.signal, dispose: () => process.off("SIGINT", onInterrupt) };
+}
+
+/**
+ * Runs an operation that Ctrl-C cancels. The operation only sees the signal (the CLI owns the
+ * process signals, docs/ARCHITECTURE.md, layers); its OperationCancelledError ends the command
+ * with that one line and exit code 130, as a shell reports an interrupted process.
+ */
+export async function runInterruptible(work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const interrupt = abortOnInterrupt();
+  try {
+    await work(interrupt.signal);
+  } catch (error) {
+    if (!(error instanceof OperationCancelledError)) throw error;
+    process.stderr.write(`bonsai: ${error.message}\n`);
+    process.exitCode = INTERRUPTED;
+  } finally {
+    interrupt.dispose();
+  }
 }

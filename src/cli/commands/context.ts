@@ -1,33 +1,13 @@
-/** `bonsai context FILE [--leaf ID] [--llm]`: what the model would be sent at a leaf. */
+/**
+ * `bonsai context FILE [--leaf ID] [--llm]`: what the model would be sent at a leaf. The report
+ * is ops/context.ts's; this formats its messages for a terminal.
+ */
 import { type Command, InvalidArgumentError } from "commander";
 import { estimateTokens } from "../../compaction/tokens.js";
-import { convertToLlm } from "../../messages/convert.js";
 import type { AgentMessage, LlmMessage } from "../../format/message-types.js";
-import type { SessionContext } from "../../format/entry-types.js";
-import {
-  type Colors,
-  colors,
-  formatCount,
-  print,
-  printJson,
-  resolveEntryId,
-  runAction,
-} from "../output.js";
-import { openForReading } from "../open-session.js";
 import { clip, contentText, formatToolCall } from "../../messages/preview.js";
-
-export interface ContextJson {
-  leafId: string | null;
-  thinkingLevel: string;
-  model: SessionContext["model"];
-  /** agent-level messages, or LLM messages with --llm */
-  llm: boolean;
-  /** messages in the whole context; more than `messages.length` when --last cut it */
-  messageCount: number;
-  /** estimated tokens of the whole context */
-  estimatedTokens: number;
-  messages: (AgentMessage | LlmMessage)[];
-}
+import { type ContextReport, sessionContextReport } from "../../ops/context.js";
+import { type Colors, colors, formatCount, print, printJson, runAction, warn } from "../output.js";
 
 export interface BodyLimits {
   maxLines: number;
@@ -99,7 +79,7 @@ function messageHeader(message: AgentMessage | LlmMessage, index: number, c: Col
   return `${c.dim("──")} ${c.bold(title)} ${c.dim(`${details.join(" · ")} ──`)}`;
 }
 
-export function formatContext(context: ContextJson, c: Colors, limits: BodyLimits = SHORT): string {
+export function formatContext(context: ContextReport, c: Colors, limits: BodyLimits = SHORT): string {
   const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "none";
   const out = [
     c.bold(
@@ -113,27 +93,6 @@ export function formatContext(context: ContextJson, c: Colors, limits: BodyLimit
     out.push("", messageHeader(message, skipped + i, c), messageBody(message, c, limits));
   });
   return out.join("\n");
-}
-
-/** The context at a leaf as `context` reports it; `last` keeps only the newest messages. */
-export function contextReport(
-  context: SessionContext,
-  leafId: string | null,
-  options: { llm?: boolean; last?: number } = {},
-): ContextJson {
-  const messages: (AgentMessage | LlmMessage)[] = options.llm ? convertToLlm(context.messages) : context.messages;
-  let estimatedTokens = 0;
-  for (const m of messages) estimatedTokens += estimateTokens(m as AgentMessage);
-  const shown = options.last !== undefined ? messages.slice(Math.max(0, messages.length - options.last)) : messages;
-  return {
-    leafId,
-    thinkingLevel: context.thinkingLevel,
-    model: context.model,
-    llm: options.llm === true,
-    messageCount: messages.length,
-    estimatedTokens,
-    messages: shown,
-  };
 }
 
 function parseCount(value: string): number {
@@ -154,9 +113,7 @@ export function register(program: Command): void {
     .option("--json", "print stable JSON: {leafId, thinkingLevel, model, llm, messageCount, estimatedTokens, messages}")
     .action(
       runAction(async (path: string, options: { leaf?: string; llm?: boolean; last?: number; full?: boolean; json?: boolean }) => {
-        const session = await openForReading(path);
-        const leafId = options.leaf !== undefined ? resolveEntryId(session, options.leaf) : session.getLeafId();
-        const result = contextReport(session.buildSessionContext(leafId), leafId, options);
+        const result = await sessionContextReport(path, { leaf: options.leaf, llm: options.llm, last: options.last, onWarning: warn });
         if (options.json) printJson(result);
         else print(formatContext(result, colors(), options.full ? FULL : SHORT));
       }),

@@ -1,36 +1,7 @@
-/** `bonsai label FILE ID [LABEL]`: sets a label on an entry, or clears it. */
+/** `bonsai label FILE ID [LABEL]`: sets a label on an entry, or clears it (ops/label.ts). */
 import type { Command } from "commander";
-import { openWithStableIds } from "../open-session.js";
-import { colors, print, printJson, resolveEntryId, runAction } from "../output.js";
-
-export interface LabelResult {
-  id: string;
-  label: string | null;
-  previous: string | null;
-  /** false when the entry already had this label (or had none to clear): nothing was written */
-  changed: boolean;
-  /** the label entry appended, when one was */
-  labelEntryId: string | null;
-}
-
-/**
- * Opens the file for writing (taking the lock), appends one label entry if the label changes,
- * and closes. Older formats are refused rather than migrated behind the user's back.
- */
-export async function setLabel(path: string, id: string, label: string | undefined): Promise<LabelResult> {
-  const session = await openWithStableIds(path, "to label");
-  try {
-    const target = resolveEntryId(session, id);
-    const previous = session.getLabel(target) ?? null;
-    const next = label?.trim() ? label.trim() : null;
-    if (previous === next) return { id: target, label: next, previous, changed: false, labelEntryId: null };
-    const labelEntryId = session.appendLabelChange(target, next ?? undefined);
-    await session.flush();
-    return { id: target, label: next, previous, changed: true, labelEntryId };
-  } finally {
-    await session.close();
-  }
-}
+import { setLabel } from "../../ops/label.js";
+import { colors, print, printJson, runAction, warn } from "../output.js";
 
 export function register(program: Command): void {
   program
@@ -42,7 +13,7 @@ export function register(program: Command): void {
     .option("--json", "print stable JSON: {id, label, previous, changed, labelEntryId}")
     .action(
       runAction(async (path: string, id: string, label: string | undefined, options: { json?: boolean }) => {
-        const result = await setLabel(path, id, label);
+        const result = await setLabel(path, id, label, { onWarning: warn });
         if (options.json) {
           printJson(result);
           return;

@@ -4,8 +4,8 @@ import type { SessionManager } from "../../session/manager.js";
 import { flattenTree } from "../../session/tree.js";
 import { withoutHidden } from "../../format/tree-nodes.js";
 import { isCheckoutMarker, type SessionTreeNode } from "../../format/entry-types.js";
-import { openForReading } from "../open-session.js";
-import { type Colors, colors, print, printJson, runAction } from "../output.js";
+import { openForReading } from "../../ops/open-session.js";
+import { type Colors, colors, print, printJson, runAction, warn } from "../output.js";
 import { clip, entryPreview } from "../../messages/preview.js";
 
 export interface TreeJson {
@@ -100,7 +100,7 @@ export function register(program: Command): void {
     .option("--all", "also show bonsai.checkout markers (entries that only record a moved leaf)")
     .action(
       runAction(async (path: string, options: { json?: boolean; all?: boolean }) => {
-        const session = await openForReading(path);
+        const session = await openForReading(path, warn);
         if (options.json) {
           printJson(treeJson(session));
           return;

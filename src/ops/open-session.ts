@@ -1,0 +1,134 @@
+/**
+ * Opening the session an operation names: a file path, or a session in a database store
+ * (`sqlite:PATH#ID`, `postgres://…#ID`). A file must be an existing regular file, and a database
+ * session must exist as well: an operation never starts a new session because of a typo. Every
+ * operation also takes a SessionManager its caller already holds (SessionTarget); that one it
+ * uses as it is and leaves open.
+ */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { type OpenOptions, SessionManager } from "../session/manager.js";
+import { SessionFileError } from "../storage/load.js";
+import { parseLocation } from "../storage/location.js";
+import { readLinesAt } from "../storage/open.js";
+import { CliError } from "../util/cli-error.js";
+
+/** A session to work on: its location, or a SessionManager the caller opened (and closes). */
+export type SessionTarget = string | SessionManager;
+
+/** Hears what does not stop an operation: skipped lines, an upgraded format, a failed short summary. */
+export type WarningListener = (message: string) => void;
+
+/**
+ * Fails unless `path` is an existing regular file. Checked before opening, because
+ * SessionManager.open would otherwise start a new session at a missing path.
+ */
+export function requireSessionFile(path: string): string {
+  const file = resolve(path);
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(file);
+  } catch {
+    throw new SessionFileError("NOT_FOUND", file, "no such file");
+  }
+  if (stat.isDirectory()) throw new SessionFileError("NOT_A_FILE", file, "is a directory, not a session file");
+  if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", file, "is not a regular file");
+  return file;
+}
+
+export async function openSession(location: string, options: OpenOptions = {}): Promise<SessionManager> {
+  const where = parseLocation(location);
+  if (where.kind === "file") return SessionManager.open(requireSessionFile(where.path), options);
+  return SessionManager.openUrl(location, { ...options, mustExist: true });
+}
+
+/** Opens without the writer lock; skipped lines and path problems go to `onWarning`. */
+export function openForReading(location: string, onWarning?: WarningListener): Promise<SessionManager> {
+  return openSession(location, { readOnly: true, ...(onWarning ? { onWarning } : {}) });
+}
+
+/** How an operation names the session in its report: its location, or "(in memory)". */
+export function sessionName(session: SessionManager, location?: string): string {
+  return session.getLocation() ?? location ?? "(in memory)";
+}
+
+/** A session an operation opened (`owned`: it closes it) or was handed (the caller closes it). */
+export interface OpenedSession {
+  session: SessionManager;
+  owned: boolean;
+  /** how reports name the session: sessionName() */
+  file: string;
+}
+
+export interface WritableSession extends OpenedSession {
+  /** set when the store is in an older format: migrated in memory only, until persistMigration() */
+  fromVersion?: number;
+}
+
+/**
+ * Opens a session for writing without touching it: an older format is migrated in memory only,
+ * so an operation that ends up writing nothing (cancelled, nothing to do) leaves it as it was.
+ */
+export async function openForWriting(target: SessionTarget, onWarning?: WarningListener): Promise<WritableSession> {
+  if (typeof target !== "string") return { session: target, file: sessionName(target), owned: false };
+  let fromVersion: number | undefined;
+  const session = await openSession(target, {
+    ...(onWarning ? { onWarning } : {}),
+    migrate: false,
+    onMigrate: (migration) => {
+      fromVersion = migration.fromVersion;
+    },
+  });
+  return { session, file: sessionName(session, target), owned: true, ...(fromVersion !== undefined ? { fromVersion } : {}) };
+}
+
+/**
+ * Writes an in-memory migration to the store (the manager keeps a backup) right before the first
+ * write. A SessionManager passed in may hold one too; its old version is not known here.
+ */
+export function persistMigration(target: WritableSession, onWarning?: WarningListener): void {
+  const backup = target.session.persistMigration();
+  if (backup === undefined) return;
+  const from = target.fromVersion !== undefined ? `from format v${target.fromVersion} ` : "";
+  onWarning?.(`${target.file}: upgraded ${from}to v3 to record the change; the original is at ${backup}`);
+  delete target.fromVersion;
+}
+
+/**
+ * Opens for writing but refuses older formats: their ids are made up on each read, so an id the
+ * user typed now means nothing. `purpose` ends the refusal, e.g. "to label".
+ */
+export async function openWithStableIds(target: SessionTarget, options: { purpose?: string; onWarning?: WarningListener } = {}): Promise<WritableSession> {
+  const opened = await openForWriting(target, options.onWarning);
+  if (opened.fromVersion === undefined || typeof target !== "string") return opened;
+  await opened.session.close();
+  const { purpose } = options;
+  throw new CliError(
+    `${opened.file}: format v${opened.fromVersion} has no stable entry ids${purpose ? ` ${purpose}` : ""}; run \`bonsai migrate ${target}\` first`,
+  );
+}
+
+/** Runs `work` on the target and closes the session afterwards, unless the caller owns it. */
+export async function withSession<T>(opened: OpenedSession, work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    if (opened.owned) await opened.session.close();
+  }
+}
+
+/** Opens a target for reading: a location read-only, a SessionManager as it is. */
+export async function readTarget(target: SessionTarget, onWarning?: WarningListener): Promise<OpenedSession> {
+  if (typeof target !== "string") return { session: target, owned: false, file: sessionName(target) };
+  const session = await openForReading(target, onWarning);
+  return { session, owned: true, file: sessionName(session, target) };
+}
+
+/** Bytes the session takes: the file's size, or its stored lines and their newlines in UTF-8. */
+export async function storedSize(session: SessionManager): Promise<number> {
+  const file = session.getSessionFile();
+  if (file) return statSync(file).size;
+  const location = session.getLocation();
+  const stored = location ? await readLinesAt(location) : undefined;
+  return (stored?.lines ?? []).reduce((n, line) => n + Buffer.byteLength(line, "utf8") + 1, 0);
+}
