@@ -3,17 +3,16 @@
  * migrate an older format (a backup first), or start a new session. Each way ends in the same
  * SessionParts, which the manager's constructor takes as they are.
  */
-import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
-import { FileBackend, sessionFileName } from "../storage/file.js";
-import { formatLocation, LocationError, parseLocation, withSessionId } from "../storage/location.js";
-import { openSessionAt } from "../storage/open.js";
-import type { SessionBackend, StoreKind } from "../storage/types.js";
+import { join } from "node:path";
+import { LocationError, parseLocation } from "../storage/location.js";
+import { READ_ENTRIES, readIntoIndex } from "../storage/reads.js";
+import { storeOf } from "../storage/stores.js";
+import type { OpenedSession, OpenSessionOptions, SessionBackend, Store, StoreKind, StoreLocation } from "../storage/types.js";
 import { generateSessionId } from "../format/ids.js";
-import { type BodyLoading, type LoadedIndex, type LoadIssue, loadSessionIndex, SessionFileError } from "../storage/load.js";
+import type { BodyLoading, LoadedIndex, LoadIssue } from "../storage/load.js";
 import { migrateSessionEntries, sessionVersion } from "../format/migrate.js";
-import { type AppendOptions, SessionFileWriter } from "../storage/file-writer.js";
+import type { AppendOptions } from "../storage/file-writer.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../format/entry-types.js";
 
@@ -77,36 +76,42 @@ export function newHeader(cwd: string): SessionHeader {
 /** Each value as one JSON line, without its newline: what a store appends or rewrites. */
 export const toLines = (values: readonly unknown[]): string[] => values.map((v) => JSON.stringify(v));
 
+/** How OpenOptions open a store's session: read-only, a session must be there already. */
+const storeOptions = (options: OpenOptions): OpenSessionOptions => ({
+  readOnly: options.readOnly,
+  fsyncEachAppend: options.fsyncEachAppend,
+  mustExist: options.mustExist || options.readOnly,
+});
+
 /** A session file, or a new session at that path when there is no file (or an empty one). */
 export function openFileParts(path: string, options: OpenOptions): SessionParts {
-  const file = resolve(path);
-  const fresh = (backend: FileBackend): SessionParts => ({
-    location: file,
-    header: newHeader(process.cwd()),
-    entries: [],
-    headerWritten: false,
-    backend,
-  });
-  if (!existsSync(file)) {
-    if (options.readOnly || options.mustExist) throw new SessionFileError("NOT_FOUND", file, "no such file");
-    return fresh(new FileBackend(new SessionFileWriter(file, { ...options, endsWithNewline: true })));
+  const where: StoreLocation = { kind: "file", path };
+  const read = readIntoIndex(new TreeIndex(), options.bodies ?? "checked");
+  return openedParts(where, storeOf(where).openSync(where, read, storeOptions(options)), options);
+}
+
+/** A session at any location: a file fills the index as it reads, a database session goes into it whole. */
+export async function openLocationParts(location: string, options: OpenOptions): Promise<SessionParts> {
+  const where = parseLocation(location);
+  const read = readIntoIndex(new TreeIndex(), options.bodies ?? "checked");
+  return openedParts(where, await storeOf(where).open(where, read, storeOptions(options)), options);
+}
+
+function openedParts(where: StoreLocation, opened: OpenedSession<LoadedIndex<TreeIndex>>, options: OpenOptions): SessionParts {
+  const store = storeOf(where);
+  const name = store.sessionName(where);
+  const { loaded, backend } = opened;
+  if (!loaded) {
+    // mustExist has refused a missing session: this is a new one, under the lease, with the location's id if it gives one
+    const header = newHeader(process.cwd());
+    header.id = store.sessionIdOf(where) ?? header.id;
+    return { location: name, kind: where.kind, header, entries: [], headerWritten: false, backend };
   }
-  // Take the lock before reading, so no other writer changes the file between read and append.
-  const backend = options.readOnly ? undefined : new FileBackend(new SessionFileWriter(file, { ...options, lock: true }));
-  let loaded: LoadedIndex<TreeIndex> | undefined;
   try {
-    try {
-      loaded = loadSessionIndex(file, options.bodies ?? "checked", new TreeIndex());
-    } catch (error) {
-      // An empty file holds nothing to lose: start a fresh session in it.
-      if (error instanceof SessionFileError && error.code === "EMPTY" && backend) return fresh(backend);
-      throw error;
-    }
-    for (const issue of loaded.issues) options.onWarning?.(`${file}:${issue.line}: ${issue.message}`);
+    for (const issue of loaded.issues) options.onWarning?.(`${name}:${issue.line}: ${issue.message}`);
     const header = loaded.header;
     let entries: SessionEntry[] | TreeIndex = loaded.index;
     let unmigratedVersion: number | undefined;
-    if (backend && !loaded.endsWithNewline) backend.markUnterminated();
     if (loaded.unmigrated) {
       // older formats were read in full and left out of the index, to be migrated first
       const fileEntries: FileEntry[] = [header, ...loaded.unmigrated];
@@ -114,64 +119,49 @@ export function openFileParts(path: string, options: OpenOptions): SessionParts 
       unmigratedVersion = settleMigration(migrateSessionEntries(fileEntries), fromVersion, fileEntries, backend, options);
       entries = fileEntries.slice(1) as SessionEntry[];
     }
-    return { location: file, header, entries, headerWritten: true, issues: loaded.issues, backend, unmigratedVersion };
+    return { location: name, kind: where.kind, header, entries, headerWritten: true, issues: loaded.issues, backend, unmigratedVersion };
   } catch (error) {
-    loaded?.index.close();
+    loaded.index.close();
     backend?.close();
     throw error;
   }
 }
+
+/** Where a new session for `cwd` goes in the store `where` names, and its header. */
+function newSession(where: StoreLocation, cwd: string): { store: Store; header: SessionHeader; target: StoreLocation } {
+  const store = storeOf(where);
+  const header = newHeader(cwd);
+  header.id = store.sessionIdOf(where) ?? header.id;
+  return { store, header, target: store.newSessionAt(where, header) };
+}
+
+function newParts(store: Store, target: StoreLocation, header: SessionHeader, backend: SessionBackend | undefined): SessionParts {
+  return { location: store.sessionName(target), kind: target.kind, header, entries: [], headerWritten: false, backend };
+}
+
+const alreadyThere = (store: Store, target: StoreLocation) =>
+  new LocationError(store.formatLocation(target), "a session with this id already exists; open it with SessionManager.openUrl");
 
 /** A new session file for `cwd` in `dir`, named `<time>_<id>.jsonl`. */
 export function createFileParts(cwd: string, dir: string, options: AppendOptions): SessionParts {
-  const header = newHeader(cwd);
-  const file = join(resolve(dir), sessionFileName(header));
-  const backend = new FileBackend(new SessionFileWriter(file, { ...options, endsWithNewline: true }));
-  return { location: file, header, entries: [], headerWritten: false, backend };
-}
-
-/** A session at any location; a database session is read whole (it is a set of rows, not a file to seek in). */
-export async function openLocationParts(location: string, options: OpenOptions): Promise<SessionParts> {
-  const where = parseLocation(location);
-  if (where.kind === "file") return openFileParts(where.path, options);
-  const name = formatLocation(where);
-  const { loaded, backend } = await openSessionAt(where, { readOnly: options.readOnly, fsyncEachAppend: options.fsyncEachAppend });
-  if (!loaded) {
-    if (!backend || options.mustExist) {
-      await backend?.close();
-      throw new SessionFileError("NOT_FOUND", name, "no such session");
-    }
-    // a new session takes the id it is stored under
-    const header = { ...newHeader(process.cwd()), id: where.sessionId! };
-    return { location: name, kind: where.kind, header, entries: [], headerWritten: false, backend };
-  }
-  try {
-    for (const issue of loaded.issues) options.onWarning?.(`${name}:${issue.line}: ${issue.message}`);
-    const fileEntries = loaded.fileEntries;
-    const fromVersion = sessionVersion(fileEntries);
-    const migrated = fromVersion < CURRENT_SESSION_VERSION && migrateSessionEntries(fileEntries);
-    const unmigratedVersion = settleMigration(migrated, fromVersion, fileEntries, backend, options);
-    const [header, ...entries] = fileEntries as [SessionHeader, ...SessionEntry[]];
-    return { location: name, kind: where.kind, header, entries, headerWritten: true, issues: loaded.issues, backend, unmigratedVersion };
-  } catch (error) {
+  const { store, header, target } = newSession({ kind: "file", path: dir }, cwd);
+  const { loaded, backend } = store.openSync(target, READ_ENTRIES, { fsyncEachAppend: options.fsyncEachAppend });
+  if (loaded) {
     backend?.close();
-    throw error;
+    throw alreadyThere(store, target);
   }
+  return newParts(store, target, header, backend);
 }
 
 /** A new session in a store: a directory, or a database (under the location's #ID or a fresh id). */
-export async function createInStoreParts(store: string, cwd: string, options: AppendOptions): Promise<SessionParts> {
-  const where = parseLocation(store);
-  if (where.kind === "file") return createFileParts(cwd, where.path, options);
-  const header = newHeader(cwd);
-  if (where.sessionId !== undefined) header.id = where.sessionId;
-  const target = withSessionId(where, header.id);
-  const { loaded, backend } = await openSessionAt(target, options);
+export async function createInStoreParts(location: string, cwd: string, options: AppendOptions): Promise<SessionParts> {
+  const { store, header, target } = newSession(parseLocation(location), cwd);
+  const { loaded, backend } = await store.open(target, READ_ENTRIES, { fsyncEachAppend: options.fsyncEachAppend });
   if (loaded) {
     await backend?.close();
-    throw new LocationError(formatLocation(target), "a session with this id already exists; open it with SessionManager.openUrl");
+    throw alreadyThere(store, target);
   }
-  return { location: formatLocation(target), kind: where.kind, header, entries: [], headerWritten: false, backend };
+  return newParts(store, target, header, backend);
 }
 
 /**
