@@ -1,66 +1,37 @@
 /**
- * The tools `bonsai chat` gives the model: read, write and edit files, and (only when asked for)
- * run shell commands, all confined to the working directory. A path that leaves it, lexically
- * (`../x`, an absolute path elsewhere) or through a symlink, is refused. pi-agent-core's AgentTool
- * shape; only its types are imported, so loading this module stays cheap.
+ * The tools `bonsai chat` gives the model: read, write and edit files, confined to the working
+ * directory, and (only when asked for) bash. A path that leaves the directory, lexically (`../x`,
+ * an absolute path elsewhere), through a symlink, or through a hard link, is refused, and so is
+ * anything that is not a regular file; what is checked is the descriptor that is then read or
+ * written (confine.ts). bash runs in a bubblewrap sandbox where the machine has one, and
+ * otherwise with the user's rights, and says which (tools-sandbox.ts). docs/ARCHITECTURE.md,
+ * layer 10. pi-agent-core's AgentTool shape; only its types are imported, so loading this module
+ * stays cheap.
  */
 import { spawn } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import type { AgentTool, AgentToolResult } from "@mariozechner/pi-agent-core";
 import type { TSchema } from "@mariozechner/pi-ai";
+import { openForEdit, openForRead, openForWrite, readAll, replaceContent, ToolInputError } from "./confine.js";
+import { bwrapArgv, describeSandbox, type Sandbox, type SandboxKind, sandboxFor } from "./tools-sandbox.js";
 
-/** A refused path or a failed edit: the message goes back to the model as the tool's error. */
-export class ToolInputError extends Error {
-  override name = "ToolInputError";
-}
+export { isInside, resolveInside, ToolInputError } from "./confine.js";
+export { bwrapArgv, detectSandbox, type Sandbox, type SandboxKind } from "./tools-sandbox.js";
 
 export const READ_MAX_LINES = 2000;
 export const READ_MAX_BYTES = 50 * 1024;
 export const BASH_MAX_OUTPUT = 30 * 1024;
 export const BASH_DEFAULT_TIMEOUT_S = 120;
 
-/** Whether `target` is `root` or below it, by path text alone (both absolute, normalized). */
-export function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
 /**
- * The absolute path for a path the model gave, refusing anything outside `cwd`: `..` escapes,
- * absolute paths elsewhere, and symlinks (anywhere along the path) that point out of it. For a
- * file that does not exist yet, its nearest existing ancestor is checked.
+ * The working directory's real path, taken at the first use and kept: a directory swapped for a
+ * symlink later does not move the boundary.
  */
-export function resolveInside(cwd: string, path: string): string {
-  if (typeof path !== "string" || path.trim() === "") throw new ToolInputError("path is empty: give a path relative to the working directory");
-  if (path.includes("\0")) throw new ToolInputError("path contains a NUL byte");
-  const root = realpathSync(cwd);
-  const target = resolve(root, path);
-  if (!isInside(root, target)) {
-    throw new ToolInputError(`${path} is outside the working directory ${root}: only paths inside it can be used`);
-  }
-  // lstat, not exists: a dangling symlink "does not exist" but writing through it lands elsewhere.
-  let existing = target;
-  while (!lexists(existing) && existing !== root) existing = dirname(existing);
-  let real: string;
-  try {
-    real = realpathSync(existing);
-  } catch {
-    throw new ToolInputError(`${path} goes through a symlink that points nowhere (${existing}): only paths inside the working directory can be used`);
-  }
-  if (!isInside(root, real)) {
-    throw new ToolInputError(`${path} leads outside the working directory through a symlink (${real}): only paths inside it can be used`);
-  }
-  return target;
-}
-
-function lexists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+type Root = () => string;
+function pinnedRoot(cwd: string): Root {
+  let real: string | undefined;
+  return () => (real ??= realpathSync(cwd));
 }
 
 function text(content: string, details: unknown = {}): AgentToolResult<unknown> {
@@ -119,7 +90,7 @@ export function replaceExactlyOnce(content: string, oldText: string, newText: st
   return content.slice(0, first) + newText + content.slice(first + oldText.length);
 }
 
-function readTool(cwd: string): AgentTool {
+function readTool(root: Root): AgentTool {
   return {
     name: "read",
     label: "read",
@@ -132,23 +103,26 @@ function readTool(cwd: string): AgentTool {
       },
       ["path"],
     ),
-    async execute(_id, params) {
+    async execute(_id, params, signal) {
       const args = params as Args;
       const path = str(args, "path");
-      const file = resolveInside(cwd, path);
-      const stat = statSync(file);
-      if (stat.isDirectory()) {
-        const names = readdirSync(file, { withFileTypes: true }).map((d) => (d.isDirectory() ? `${d.name}/` : d.name));
-        return text(names.sort().join("\n") || "(empty directory)", { path, entries: names.length });
+      const opened = await openForRead(root(), path);
+      try {
+        if (opened.stat.isDirectory()) {
+          const names = await opened.list();
+          return text(names.sort().join("\n") || "(empty directory)", { path, entries: names.length });
+        }
+        const data = await readAll(opened.handle, signal);
+        if (data.subarray(0, 8192).includes(0)) throw new ToolInputError(`${path} is a binary file (${data.length} bytes)`);
+        return text(sliceForRead(data.toString("utf8"), optInt(args, "offset"), optInt(args, "limit")), { path, bytes: data.length });
+      } finally {
+        await opened.handle.close();
       }
-      const data = readFileSync(file);
-      if (data.subarray(0, 8192).includes(0)) throw new ToolInputError(`${path} is a binary file (${data.length} bytes)`);
-      return text(sliceForRead(data.toString("utf8"), optInt(args, "offset"), optInt(args, "limit")), { path, bytes: data.length });
     },
   };
 }
 
-function writeTool(cwd: string): AgentTool {
+function writeTool(root: Root): AgentTool {
   return {
     name: "write",
     label: "write",
@@ -164,16 +138,20 @@ function writeTool(cwd: string): AgentTool {
       const args = params as Args;
       const path = str(args, "path");
       const content = str(args, "content");
-      const file = resolveInside(cwd, path);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, content);
-      const bytes = Buffer.byteLength(content);
+      const handle = await openForWrite(root(), path);
+      const data = Buffer.from(content, "utf8");
+      try {
+        await replaceContent(handle, data);
+      } finally {
+        await handle.close();
+      }
+      const bytes = data.length;
       return text(`Wrote ${bytes} bytes to ${path}`, { path, bytes });
     },
   };
 }
 
-function editTool(cwd: string): AgentTool {
+function editTool(root: Root): AgentTool {
   return {
     name: "edit",
     label: "edit",
@@ -187,13 +165,17 @@ function editTool(cwd: string): AgentTool {
       },
       ["path", "oldText", "newText"],
     ),
-    async execute(_id, params) {
+    async execute(_id, params, signal) {
       const args = params as Args;
       const path = str(args, "path");
-      const file = resolveInside(cwd, path);
-      if (!existsSync(file)) throw new ToolInputError(`${path} does not exist: use write to create it`);
-      const updated = replaceExactlyOnce(readFileSync(file, "utf8"), str(args, "oldText"), str(args, "newText"), path);
-      writeFileSync(file, updated);
+      const handle = await openForEdit(root(), path);
+      try {
+        const current = (await readAll(handle, signal)).toString("utf8");
+        const updated = replaceExactlyOnce(current, str(args, "oldText"), str(args, "newText"), path);
+        await replaceContent(handle, Buffer.from(updated, "utf8"));
+      } finally {
+        await handle.close();
+      }
       return text(`Edited ${path}`, { path });
     },
   };
@@ -206,11 +188,13 @@ export function tailOutput(output: string, max = BASH_MAX_OUTPUT): string {
   return `[output cut: showing the last ${max} bytes]\n${tail}`;
 }
 
-function bashTool(cwd: string): AgentTool {
+function bashTool(cwd: string, root: Root, sandbox: Sandbox): AgentTool {
   return {
     name: "bash",
     label: "bash",
-    description: `Run a bash command in the working directory and return its output (stdout and stderr together, the last ${BASH_MAX_OUTPUT / 1024} KB). A non-zero exit is an error. Default timeout ${BASH_DEFAULT_TIMEOUT_S} s.`,
+    description:
+      `Run a bash command, starting in the working directory, and return its output (stdout and stderr together, the last ${BASH_MAX_OUTPUT / 1024} KB). ` +
+      `A non-zero exit is an error. Default timeout ${BASH_DEFAULT_TIMEOUT_S} s. ${describeSandbox(sandbox, cwd)}`,
     parameters: schema(
       {
         command: { type: "string", description: "the command line, run with bash -c" },
@@ -222,7 +206,8 @@ function bashTool(cwd: string): AgentTool {
       const args = params as Args;
       const command = str(args, "command");
       const timeoutS = optInt(args, "timeout") ?? BASH_DEFAULT_TIMEOUT_S;
-      const { output, code, reason } = await runCommand(command, cwd, timeoutS * 1000, signal);
+      const wrap = sandbox.kind === "bubblewrap" ? { file: sandbox.bwrap!, args: bwrapArgv(root(), command, sandbox.network) } : undefined;
+      const { output, code, reason } = await runCommand(command, cwd, timeoutS * 1000, signal, wrap);
       const shown = tailOutput(output) || "(no output)";
       if (reason === "timeout") throw new Error(`${shown}\n\nkilled after ${timeoutS} s (timeout)`);
       if (reason === "aborted") throw new Error(`${shown}\n\nkilled: the run was stopped`);
@@ -232,19 +217,24 @@ function bashTool(cwd: string): AgentTool {
   };
 }
 
-/** Runs `command` in its own process group, so a timeout or abort kills its children too. */
+/**
+ * Runs `command` in its own process group, so a timeout or abort kills its children too; with
+ * `wrap`, `wrap.file wrap.args` is run instead (the sandbox; its args end with the command).
+ */
 export function runCommand(
   command: string,
   cwd: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  wrap?: { file: string; args: string[] },
 ): Promise<{ output: string; code: number | null; reason?: "timeout" | "aborted" }> {
   return new Promise((resolvePromise, reject) => {
     if (signal?.aborted) {
       resolvePromise({ output: "", code: null, reason: "aborted" });
       return;
     }
-    const child = spawn("bash", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const [file, args] = wrap ? [wrap.file, wrap.args] : ["bash", ["-c", command]];
+    const child = spawn(file, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const chunks: Buffer[] = [];
     let size = 0;
     const collect = (chunk: Buffer) => {
@@ -283,18 +273,36 @@ export function runCommand(
 export interface ChatToolOptions {
   /** include `bash` (off unless the user passed --allow-bash) */
   allowBash?: boolean;
+  /** bash's sandbox: "auto" (default) uses bubblewrap when it runs on this machine; "off" never */
+  sandbox?: "auto" | "off";
+  /** let bash use the network inside the sandbox (default: no network; unsandboxed it always can) */
+  allowNetwork?: boolean;
 }
 
-/** read, write, edit (and bash when allowed), each confined to `cwd`. */
-export function createChatTools(cwd: string, options: ChatToolOptions = {}): AgentTool[] {
-  const root = resolve(cwd);
-  const tools = [readTool(root), writeTool(root), editTool(root)];
-  if (options.allowBash) tools.push(bashTool(root));
-  return tools;
+/** The tools, and which sandbox bash runs in ("none" also when there is no bash). */
+export type ChatTools = AgentTool[] & { sandbox: SandboxKind; sandboxReason: string };
+
+function bashSandbox(cwd: string, options: ChatToolOptions): Sandbox {
+  return sandboxFor(cwd, { mode: options.sandbox ?? "auto", network: options.allowNetwork ?? false });
+}
+
+/** read, write, edit confined to `cwd`, and bash when allowed (sandboxed where the machine can). */
+export function createChatTools(cwd: string, options: ChatToolOptions = {}): ChatTools {
+  const dir = resolve(cwd);
+  const root = pinnedRoot(dir);
+  const tools: AgentTool[] = [readTool(root), writeTool(root), editTool(root)];
+  if (!options.allowBash) return Object.assign(tools, { sandbox: "none" as const, sandboxReason: "there is no bash tool" });
+  const sandbox = bashSandbox(dir, options);
+  tools.push(bashTool(dir, root, sandbox));
+  return Object.assign(tools, { sandbox: sandbox.kind, sandboxReason: sandbox.reason });
 }
 
 /** Used in the system prompt: which tools exist and where they work. */
 export function describeTools(cwd: string, options: ChatToolOptions = {}): string {
-  const names = ["read", "write", "edit", ...(options.allowBash ? ["bash"] : [])];
-  return `You can use the tools ${names.join(", ")}. They work inside ${resolve(cwd)} only; give paths relative to it.`;
+  const dir = resolve(cwd);
+  if (!options.allowBash) return `You can use the tools read, write, edit. They work inside ${dir} only; give paths relative to it.`;
+  return (
+    `You can use the tools read, write, edit, bash. read, write and edit work inside ${dir} only; give paths relative to it. ` +
+    `bash starts in ${dir}. ${describeSandbox(bashSandbox(dir, options), dir)}`
+  );
 }
