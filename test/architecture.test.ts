@@ -10,7 +10,10 @@ import { describe, it } from "node:test";
 import { cruise, type IForbiddenRuleType } from "dependency-cruiser";
 import { ROOT } from "./helpers/cli.js";
 
-/** Lowest first. Folders in one row are peers and must not import each other. */
+/**
+ * Lowest first. Folders in one row are peers and must not import each other. `exports/` holds the
+ * package's subpath entries (bonsai-sessions/stores, …), which, like src/index.ts, may import any layer.
+ */
 export const LAYERS: readonly (readonly string[])[] = [
   ["util"],
   ["format"],
@@ -24,6 +27,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["agent"],
   ["chat", "server"],
   ["cli"],
+  ["exports"],
 ];
 
 function rules(): IForbiddenRuleType[] {

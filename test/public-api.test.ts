@@ -3,8 +3,11 @@
  * these exports (or a method the contract names) breaks code written against the reference.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import * as api from "../src/index.js";
+import { ROOT } from "./helpers/cli.js";
 
 const FUNCTIONS = [
   "buildSessionContext",
@@ -63,9 +66,83 @@ const AGENT_SESSION_METHODS = [
   "getContextUsage",
 ] as const;
 
+/** Every value the package root exports: the documented contract, and nothing by accident. */
+const ROOT_NAMES = [
+  "AUTO_CONTINUE_PROMPT",
+  "AgentSession",
+  "CURRENT_SESSION_VERSION",
+  "CompactionError",
+  "DEFAULT_COMPACTION_SETTINGS",
+  "DEFAULT_PRUNE_CONFIG",
+  "DEFAULT_SETTINGS",
+  "LocationError",
+  "ModelCallError",
+  "SessionFileError",
+  "SessionLockedError",
+  "SessionManager",
+  "SettingsError",
+  "StoreVersionError",
+  "SummarizationAbortedError",
+  "SummarizerConfigError",
+  "buildSessionContext",
+  "calculateContextTokens",
+  "collectEntriesForBranchSummary",
+  "compact",
+  "convertToLlm",
+  "estimateContextTokens",
+  "estimateTokens",
+  "extractiveSummarizer",
+  "findCutPoint",
+  "findTurnStartIndex",
+  "findValidCutPoints",
+  "generateBranchSummary",
+  "getLastAssistantUsage",
+  "loadSessionFile",
+  "loadSettings",
+  "migrateSessionEntries",
+  "openAiCompatibleModel",
+  "parseSessionEntries",
+  "piAiSummarizer",
+  "prepareBranchEntries",
+  "prepareCompaction",
+  "pruneToolOutputs",
+  "redactSecrets",
+  "remoteSummarizer",
+  "resolveSettings",
+  "serializeConversation",
+  "shouldCompact",
+  "withRedaction",
+  "withoutStrayToolResults",
+];
+
+/** Subpath entries: the file behind each, and names each must have. */
+const SUBPATHS: Record<string, { file: string; names: string[] }> = {
+  "./stores": { file: "exports/stores", names: ["parseLocation", "formatLocation", "openSessionAt", "listSessionsAt", "readLinesAt", "copySession"] },
+  "./ops": {
+    file: "exports/ops",
+    names: ["compactSession", "checkoutSession", "navigateTree", "pruneToolOutput", "restoreToolOutput", "migrateSession", "setLabel", "sessionInfo", "sessionContextReport"],
+  },
+  "./prompts": { file: "exports/prompts", names: ["COMPACTION_SYSTEM_PROMPT", "BRANCH_SUMMARY_PROMPT", "assembleSummaryPrompt"] },
+  "./server": { file: "exports/server", names: ["startSummarizationServer"] },
+};
+
 const exported = api as unknown as Record<string, unknown>;
 
 describe("public API (package root)", () => {
+  it("exports exactly the contract's names at the root", () => {
+    assert.deepEqual(Object.keys(api).sort(), [...ROOT_NAMES].sort());
+  });
+
+  it("has each subpath in package.json, built from its entry file, with its functions", async () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, { import: string; types: string }> };
+    assert.deepEqual(Object.keys(manifest.exports).sort(), [".", "./package.json", ...Object.keys(SUBPATHS)].sort());
+    for (const [subpath, { file, names }] of Object.entries(SUBPATHS)) {
+      assert.deepEqual(manifest.exports[subpath], { types: `./dist/${file}.d.ts`, import: `./dist/${file}.js` }, subpath);
+      const module = (await import(join(ROOT, "src", `${file}.ts`))) as Record<string, unknown>;
+      assert.deepEqual(names.filter((name) => module[name] === undefined), [], `${subpath} exports its names`);
+    }
+  });
+
   it("exports every contract function", () => {
     const missing = FUNCTIONS.filter((name) => typeof exported[name] !== "function");
     assert.deepEqual(missing, []);
