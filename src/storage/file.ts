@@ -18,9 +18,19 @@ import { LocationError, type OpenedSession, type OpenSessionOptions, type Sessio
 
 export { backupStamp, readFileLines };
 
-/** The name bonsai gives a session file: `<header time>_<session id>.jsonl`, so names sort by creation. */
+/**
+ * One part of a file name made from stored data (a header's id or time): characters other than
+ * letters, digits, `.`, `_` and `-` become `_`, and it is cut to `max` characters. A session id
+ * such as `x/../../ESCAPED` must not place a file outside the folder it is written to.
+ */
+export const fileNamePart = (text: string, max: number): string => text.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, max);
+
+/**
+ * The name bonsai gives a session file: `<header time>_<session id>.jsonl`, so names sort by
+ * creation; both parts pass through fileNamePart, so the name never leaves its folder.
+ */
 export const sessionFileName = (header: { id: string; timestamp: string }) =>
-  `${header.timestamp.replace(/[:.]/g, "-")}_${header.id}.jsonl`;
+  `${fileNamePart(header.timestamp.replace(/[:.]/g, "-"), 40)}_${fileNamePart(header.id, 160)}.jsonl`;
 
 const joinLines = (lines: readonly string[]) => (lines.length === 0 ? "" : `${lines.join("\n")}\n`);
 
