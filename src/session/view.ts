@@ -2,7 +2,7 @@
  * The read side of SessionManager (manager.ts adds construction and every change): what the
  * session holds, where it is stored, and the one guard every read of a body goes through.
  */
-import type { PrunedArchive, StoreKind } from "../storage/types.js";
+import type { StoreArchive, StoreKind } from "../storage/types.js";
 import { InvalidBodyError } from "../storage/bodies.js";
 import { type LoadIssue, loadSessionIndex } from "../storage/load.js";
 import { describePathProblem, type PathProblem } from "../format/path.js";
@@ -43,10 +43,11 @@ export class SessionView {
   }
 
   /**
-   * Where a database session archives pruned tool output (a session file uses a sidecar file,
-   * see ops/prune.ts). Undefined for files, in memory, and when not open for writing.
+   * The session's archive of pruned tool output, whatever its store (a sidecar file beside a
+   * session file, a table in a database): what ops/prune.ts appends originals to and restores
+   * them from. Undefined in memory, and when not open for writing.
    */
-  getPrunedArchive(): PrunedArchive | undefined {
+  getPrunedArchive(): StoreArchive | undefined {
     return this.store.archive;
   }
 
@@ -133,7 +134,7 @@ export class SessionView {
     try {
       return run();
     } catch (error) {
-      if (!(error instanceof InvalidBodyError) || !this.rereadParsed()) throw error;
+      if (!(error instanceof InvalidBodyError) || !this.rereadParsed(error)) throw error;
       return run();
     }
   }
@@ -143,7 +144,7 @@ export class SessionView {
    * skipped and reported, as an open with bodies: "parsed" would have done. False when there is
    * no file to read again (or it was read again already).
    */
-  private rereadParsed(): boolean {
+  private rereadParsed(cause: InvalidBodyError): boolean {
     const file = this.getSessionFile();
     if (this.rereadInFull || file === undefined) return false;
     this.rereadInFull = true;
@@ -155,7 +156,10 @@ export class SessionView {
     // the lines reported at open are reported again (a torn tail that appends have since
     // closed comes back as malformed JSON): only lines not reported yet are new
     const reported = new Set(this.issues.map((issue) => issue.line));
-    for (const issue of loaded.issues) {
+    const found = loaded.issues.some((issue) => issue.line === cause.line);
+    // a line JSON.parse reads as valid (a key written twice) is kept, so only the cause names it
+    const issues = found ? loaded.issues : [...loaded.issues, { kind: "invalid-entry" as const, line: cause.line, message: cause.problem, skipped: false }];
+    for (const issue of issues) {
       if (reported.has(issue.line)) continue;
       this.issues.push(issue);
       this.warn(`${file}:${issue.line}: ${issue.message}`);

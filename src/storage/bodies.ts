@@ -229,7 +229,16 @@ export class BodyReader {
       throw this.changed(d, `not JSON (${(error as Error).message.slice(0, 80)})`);
     }
     const entry = value as SessionEntry;
-    if (entry?.id !== d.id || entry.type !== d.type) throw this.changed(d, `it now holds entry ${String(entry?.id)}`);
+    if (entry?.id !== d.id || entry.type !== d.type) {
+      // The index read the first `id` and `type` of the line; JSON.parse keeps the last. When the
+      // line still starts as it did at open, the key is written twice, and the file is not changed.
+      if (bytes.subarray(0, PREFIX_ID.length + Buffer.byteLength(d.id) + 1).equals(Buffer.from(`{"type":"message","id":"${d.id}"`))) {
+        const key = entry?.id !== d.id ? "id" : "type";
+        const kept = key === "id" ? entry?.id : entry?.type;
+        throw new InvalidBodyError(this.path, d.line, d.id, `the key \`${key}\` appears more than once; its last value ${JSON.stringify(kept)} is the one JSON.parse keeps`);
+      }
+      throw this.changed(d, `it now holds entry ${String(entry?.id)}`);
+    }
     if (!this.validatedAtLoad) {
       const problem = validateEntry(value, true);
       if (problem) throw new InvalidBodyError(this.path, d.line, d.id, problem);
