@@ -6,13 +6,16 @@
  * the entry found by id. compaction-control.ts decides when to call this; this module decides
  * how a compaction goes.
  */
-import { type CompactionResult, compact } from "../compaction/compact.js";
+import type { CompactionResult } from "../compaction/compact.js";
 import { type CompactionPreparation, planCompaction } from "../compaction/prepare.js";
 import { summaryTokenBudgets } from "../compaction/settings.js";
+import { estimateMessagesTokens, messageTextTokens } from "../compaction/tokens.js";
 import type { Settings } from "../config/settings.js";
+import { appendCompactionEntry, CompactionCancelledError, summarizeCompaction } from "../ops/compact.js";
+import { sessionName } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
 import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
-import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.js";
+import type { Summarizer } from "../summarizer/types.js";
 import { requiredContextWindow } from "./candidates.js";
 import type {
   AgentSessionEvent,
@@ -24,7 +27,6 @@ import type {
   SessionHookEvents,
 } from "./events.js";
 import type { HookRunner } from "./hooks.js";
-import { estimateMessagesTokens } from "./overflow.js";
 import { planSummarizerRetry, SleepAbortedError, sleep } from "./retry.js";
 import { errorText } from "../util/error-text.js";
 
@@ -110,11 +112,15 @@ function requiredTokens(preparation: CompactionPreparation): number {
   const input =
     estimateMessagesTokens(preparation.messagesToSummarize) +
     estimateMessagesTokens(preparation.turnPrefixMessages) +
-    Math.ceil((preparation.previousSummary?.length ?? 0) / 4);
+    messageTextTokens(preparation.previousSummary ?? "");
   return requiredContextWindow(input, summaryTokenBudgets(preparation.settings.reserveTokens).history);
 }
 
-/** Summarizes with each candidate in turn, retrying transient failures with backoff. */
+/**
+ * Summarizes with each candidate in turn, retrying transient failures with backoff. One attempt
+ * is ops/compact.ts's summarizeCompaction, as `bonsai compact` runs it; the retries, the
+ * fallback and the hooks' prompt and context are the agent's policy around it.
+ */
 async function summarizeWithFallback(
   ctx: CompactionRunContext,
   preparation: CompactionPreparation,
@@ -129,15 +135,16 @@ async function summarizeWithFallback(
     for (let attempt = 0; ; attempt++) {
       if (options.signal.aborted) throw cancelled();
       try {
-        return await compact(preparation, summarizer, {
-          customInstructions: options.customInstructions,
+        return await summarizeCompaction(preparation, summarizer, {
+          instructions: options.customInstructions,
           signal: options.signal,
+          onWarning: (message) => ctx.emit({ type: "warning", message }),
           promptOverride: compacting.prompt,
           extraContext: compacting.context,
-          onWarning: (message) => ctx.emit({ type: "warning", message }),
+          file: sessionName(ctx.sessionManager),
         });
       } catch (error) {
-        if (options.signal.aborted || error instanceof SummarizationAbortedError) throw cancelled();
+        if (options.signal.aborted || error instanceof CompactionCancelledError) throw cancelled();
         lastError = error;
         const plan = planSummarizerRetry({
           errorText: errorText(error),
@@ -212,11 +219,7 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   if (signal.aborted) throw cancelled();
 
   const fromExtension = hookCompaction !== undefined;
-  const extras: { shortSummary?: string; preserveData?: Record<string, unknown> } = {};
-  if (result.shortSummary !== undefined) extras.shortSummary = result.shortSummary;
-  if (result.preserveData !== undefined) extras.preserveData = result.preserveData;
-  const id = session.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromExtension, extras);
-  const entry = session.getEntry(id) as CompactionEntry;
+  const entry = appendCompactionEntry(session, result, fromExtension);
   ctx.onStored?.(entry);
   if (hooks.hasHandlers("session_compact")) {
     await hooks.run("session_compact", { reason: options.reason, compactionEntry: entry, fromExtension }, signal);

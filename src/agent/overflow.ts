@@ -8,7 +8,7 @@
  */
 import type { CompactionSettings } from "../config/settings.js";
 import type { AgentMessage, AssistantMessage } from "../format/message-types.js";
-import { calculateContextTokens, estimateContextTokens, estimateTokens, shouldCompact } from "../compaction/tokens.js";
+import { calculateContextTokens, estimateContextTokens, estimateMessagesTokens, shouldCompact } from "../compaction/tokens.js";
 import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
 
 /** pi-ai's `isContextOverflow`, or anything with its signature. */
@@ -111,13 +111,6 @@ export function checkCompaction(check: CompactionCheck): CompactionTrigger {
     return { kind: "none", reason: "below threshold" };
   }
   return { kind: "threshold", contextTokens };
-}
-
-/** Estimated tokens of a context (no usage anchor: right after a compaction there is none). */
-export function estimateMessagesTokens(messages: readonly AgentMessage[]): number {
-  let total = 0;
-  for (const message of messages) total += estimateTokens(message);
-  return total;
 }
 
 /**

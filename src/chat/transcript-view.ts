@@ -7,7 +7,7 @@
 import { Container, Markdown, Text, type TUI } from "@mariozechner/pi-tui";
 import type { AgentSessionEvent } from "../agent/events.js";
 import type { AgentMessage, AssistantMessage } from "../format/message-types.js";
-import { contentText } from "../messages/preview.js";
+import { contentForDisplay } from "../messages/preview.js";
 import { Tail } from "./components.js";
 import { markdownTheme, style } from "./theme.js";
 import { assistantTrailer, type DisplayBlock, messageBlocks, streamingView, THINKING_LIVE_LINES, toolResultLine } from "./transcript.js";
@@ -72,7 +72,7 @@ export class TranscriptView {
         return;
       }
       case "tool_execution_end": {
-        const output = contentText((event.result?.content ?? []) as never);
+        const output = contentForDisplay((event.result?.content ?? []) as never);
         this.add([{ style: event.isError ? "toolError" : "toolResult", text: `  ${toolResultLine(output, event.isError)}` }]);
         return;
       }

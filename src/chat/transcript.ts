@@ -4,8 +4,9 @@
  * answer still streaming becomes the tail of its thinking, then its text. Pure; the app turns
  * blocks into components and colors them by style.
  */
-import { clip, contentText, formatToolCall } from "../messages/preview.js";
-import type { AgentMessage, AssistantMessage, TextContent, ThinkingContent } from "../format/message-types.js";
+import { clip, contentForDisplay, formatToolCall } from "../messages/preview.js";
+import { joinTextBlocks } from "../messages/text-blocks.js";
+import type { AgentMessage, AssistantMessage, ThinkingContent } from "../format/message-types.js";
 import { BRANCH_SUMMARY_PREAMBLE } from "../prompts/branch.js";
 import { formatTokens } from "./footer.js";
 
@@ -93,11 +94,7 @@ function assistantBlocks(message: AssistantMessage, withText = true): DisplayBlo
 
 /** The text blocks of an answer, joined; thinking is left out. */
 export function assistantText(message: Pick<AssistantMessage, "content">): string {
-  return message.content
-    .filter((b): b is TextContent => b.type === "text")
-    .map((b) => b.text)
-    .join("\n")
-    .trim();
+  return joinTextBlocks(message.content, "\n").trim();
 }
 
 /**
@@ -179,13 +176,13 @@ export const BRANCH_SUMMARY_HEADING = "[branch summary] what happened on the bra
 export function messageBlocks(message: AgentMessage): DisplayBlock[] {
   switch (message.role) {
     case "user": {
-      const text = contentText(message.content);
+      const text = contentForDisplay(message.content);
       return [{ style: message.synthetic ? "synthetic" : "user", text: message.synthetic ? `(auto) ${text}` : text }];
     }
     case "assistant":
       return assistantBlocks(message);
     case "toolResult":
-      return [{ style: message.isError ? "toolError" : "toolResult", text: `  ${toolResultLine(contentText(message.content), message.isError)}` }];
+      return [{ style: message.isError ? "toolError" : "toolResult", text: `  ${toolResultLine(contentForDisplay(message.content), message.isError)}` }];
     case "compactionSummary":
       return [summaryBlock(compactionHeading(message.tokensBefore), message.summary)];
     case "branchSummary":
@@ -197,7 +194,7 @@ export function messageBlocks(message: AgentMessage): DisplayBlock[] {
       ];
     case "custom":
     case "hookMessage":
-      return message.display ? [{ style: "notice", text: `[${message.customType}] ${clip(contentText(message.content), 200)}` }] : [];
+      return message.display ? [{ style: "notice", text: `[${message.customType}] ${clip(contentForDisplay(message.content), 200)}` }] : [];
     case "fileMention":
       return [{ style: "notice", text: message.files.map((f) => `@${f.path}`).join(" ") }];
     default:

@@ -22,7 +22,7 @@ import {
 } from "../prompts/compaction.js";
 import type { FileLists } from "../format/entry-types.js";
 import { SummarizationAbortedError, type SummarizeResult, type Summarizer } from "../summarizer/types.js";
-import { estimateTextTokens, outputBudget, promptBudget, summarizeConversation } from "./chunking.js";
+import { type ConversationSummaryRequest, estimateTextTokens, outputBudget, promptBudget, summarizeConversation } from "./chunking.js";
 import { computeFileLists, formatFileOperations, stripFileOperations } from "./file-ops.js";
 import type { CompactionPreparation } from "./prepare.js";
 import { summaryTokenBudgets } from "./settings.js";
@@ -116,9 +116,17 @@ async function run(
   const previousSummary = preparation.previousSummary ? stripFileOperations(preparation.previousSummary) : undefined;
   const extraContext = options.extraContext ?? [];
 
-  const guard = async <T>(work: Promise<T>, prefix: string): Promise<T> => {
+  // One span of the conversation, summarized with this run's summarizer, reasoning and signal: a
+  // failure aborts the other span running beside it and is reported under `prefix`.
+  const summarizeSpan = async (
+    messages: readonly AgentMessage[],
+    prompts: Pick<ConversationSummaryRequest, "buildPrompt" | "buildChunkPrompt" | "buildMergePrompt">,
+    span: Pick<ConversationSummaryRequest, "maxTokens" | "purpose">,
+    prefix: string,
+  ): Promise<SummarizeResult> => {
     try {
-      return await work;
+      const parts = serializeParts(messages, options.maxToolResultChars);
+      return nonEmpty(await summarizeConversation({ summarizer, systemPrompt: COMPACTION_SYSTEM_PROMPT, parts, ...prompts, ...span, reasoning, signal }));
     } catch (error) {
       controller.abort();
       throw failure(error, prefix, userSignal);
@@ -126,11 +134,9 @@ async function run(
   };
 
   const history = (): Promise<SummarizeResult> =>
-    guard(
-      summarizeConversation({
-        summarizer,
-        systemPrompt: COMPACTION_SYSTEM_PROMPT,
-        parts: serializeParts(preparation.messagesToSummarize, options.maxToolResultChars),
+    summarizeSpan(
+      preparation.messagesToSummarize,
+      {
         buildPrompt: (conversation) =>
           assembleSummaryPrompt({
             conversation,
@@ -149,29 +155,20 @@ async function run(
             instructions: MERGE_SUMMARIES_PROMPT,
             customInstructions: options.customInstructions,
           }),
-        maxTokens: budgets.history,
-        reasoning,
-        signal,
-        purpose: "history",
-      }).then(nonEmpty),
+      },
+      { maxTokens: budgets.history, purpose: "history" },
       "Summarization failed",
     );
 
   const turnPrefix = (): Promise<SummarizeResult> =>
-    guard(
-      summarizeConversation({
-        summarizer,
-        systemPrompt: COMPACTION_SYSTEM_PROMPT,
-        parts: serializeParts(preparation.turnPrefixMessages, options.maxToolResultChars),
+    summarizeSpan(
+      preparation.turnPrefixMessages,
+      {
         buildPrompt: (conversation) => assembleSummaryPrompt({ conversation, instructions: TURN_PREFIX_PROMPT }),
         buildChunkPrompt: (conversation) => assembleSummaryPrompt({ conversation, instructions: TURN_PREFIX_PROMPT }),
-        buildMergePrompt: (partialSummaries) =>
-          assembleSummaryPrompt({ partialSummaries, instructions: MERGE_TURN_PREFIX_PROMPT }),
-        maxTokens: budgets.turnPrefix,
-        reasoning,
-        signal,
-        purpose: "turn-prefix",
-      }).then(nonEmpty),
+        buildMergePrompt: (partialSummaries) => assembleSummaryPrompt({ partialSummaries, instructions: MERGE_TURN_PREFIX_PROMPT }),
+      },
+      { maxTokens: budgets.turnPrefix, purpose: "turn-prefix" },
       "Turn prefix summarization failed",
     );
 

@@ -9,7 +9,7 @@ import { type CompactionEntry, type FileLists, isFromExtension, type SessionEntr
 import { findCutPoint } from "./cut-point.js";
 import { addFileLists, createFileOps, extractFileOpsFromMessage, type FileOps } from "./file-ops.js";
 import type { CompactionSettings } from "./settings.js";
-import { calculateContextTokens, calculatePromptTokens, estimateTokens, usageOf } from "./tokens.js";
+import { calculateContextTokens, calculatePromptTokens, estimateMessagesTokens, estimateTokens, usageOf } from "./tokens.js";
 
 export interface CompactionPreparation {
   firstKeptEntryId: string;
@@ -62,9 +62,6 @@ function freshUsage(path: readonly SessionEntry[], after: number): { usage: Usag
   return undefined;
 }
 
-const sumEstimates = (messages: readonly AgentMessage[]): number =>
-  messages.reduce((sum, message) => sum + estimateTokens(message), 0);
-
 /**
  * Reported prompt tokens per estimated token, from the request that produced the assistant
  * message at `index`: its usage against the estimate of exactly the messages it carried (the
@@ -72,7 +69,7 @@ const sumEstimates = (messages: readonly AgentMessage[]): number =>
  * compaction qualifies (docs/ARCHITECTURE.md, decision 4), so a pre-compaction size never shrinks the budget.
  */
 export function usageRatio(path: readonly SessionEntry[], usage: Usage, index: number): number | undefined {
-  const estimated = sumEstimates(contextFromPath(path.slice(0, index)).messages);
+  const estimated = estimateMessagesTokens(contextFromPath(path.slice(0, index)).messages);
   if (estimated <= 0) return undefined;
   const ratio = calculatePromptTokens(usage) / estimated;
   if (!Number.isFinite(ratio) || ratio <= 1) return undefined;
@@ -86,7 +83,7 @@ export function usageRatio(path: readonly SessionEntry[], usage: Usage, index: n
  */
 export function contextTokensOfPath(path: readonly SessionEntry[]): number {
   const fresh = freshUsage(path, lastCompactionIndex(path));
-  if (!fresh) return sumEstimates(contextFromPath(path).messages);
+  if (!fresh) return estimateMessagesTokens(contextFromPath(path).messages);
   let trailing = 0;
   for (let i = fresh.index + 1; i < path.length; i++) {
     const message = messageFromEntry(path[i]);

@@ -5,7 +5,7 @@
  */
 import type { TextContent, ToolResultMessage } from "../format/message-types.js";
 import type { SessionEntry } from "../format/entry-types.js";
-import { estimateTokens } from "./tokens.js";
+import { estimateTokens, messageTextTokens } from "./tokens.js";
 
 export interface PruneConfig {
   /** the newest tool output kept whole, in estimated tokens */
@@ -66,7 +66,7 @@ export function planPruning(entries: readonly SessionEntry[], config: Partial<Pr
     seen += tokens;
     if (entry.message.prunedAt !== undefined) continue;
     if (before < protectTokens || protectedSet.has(entry.message.toolName)) continue;
-    const savings = Math.max(0, tokens - Math.ceil(prunedNotice(tokens).length / 4));
+    const savings = Math.max(0, tokens - messageTextTokens(prunedNotice(tokens)));
     if (savings === 0) continue;
     candidates.push({ entryId: entry.id, index: i, toolName: entry.message.toolName, tokens, savings });
     tokensSaved += savings;

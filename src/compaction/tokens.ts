@@ -96,6 +96,25 @@ export function estimateTokens(message: AgentMessage): number {
   return Math.ceil(chars / 4);
 }
 
+/**
+ * Estimated tokens of messages: the sum of estimateTokens over them, the one way every report,
+ * trigger and plan adds a context up (docs/ARCHITECTURE.md, decision 3).
+ */
+export function estimateMessagesTokens(messages: readonly AgentMessage[]): number {
+  let total = 0;
+  for (const message of messages) total += estimateTokens(message);
+  return total;
+}
+
+/**
+ * Estimated tokens of a text a message carries on its own (a summary, a pruning notice): chars / 4,
+ * as estimateTokens counts it inside a message (compaction/chunking.ts estimates prompts more
+ * cautiously).
+ */
+export function messageTextTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
 /** Tokens a request occupied: the reported total, or the sum of its parts. Includes output. */
 export function calculateContextTokens(usage: Usage): number {
   return usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite;

@@ -1,12 +1,22 @@
 /**
- * JSONL lines without readline and without decoding the whole file into one string:
- * a Buffer-level splitter that decodes one line at a time. It is the fastest way to read a
+ * JSONL lines, both ways. Writing: values as lines and lines as text, the one serializer every
+ * store, archive and test fixture writes with. Reading: without readline and without decoding
+ * the whole file into one string, a Buffer-level splitter that decodes one line at a time. It is the fastest way to read a
  * session file on Node 20 (docs/ARCHITECTURE.md, storage decisions) and it knows line numbers for error reports.
  * One line object is reused for every line and the bytes are handed out as a range of the read
  * buffer: a million-line file then costs no per-line allocation before the caller decides what
  * to keep.
  */
 import { isUtf8 } from "node:buffer";
+
+/** Each value as one JSON line, without its newline: what a store appends or rewrites. */
+export const toJsonLines = (values: readonly unknown[]): string[] => values.map((value) => JSON.stringify(value));
+
+/** Lines as JSONL text, every line ended by a newline; no lines make no text. */
+export const jsonlText = (lines: readonly string[]): string => (lines.length === 0 ? "" : `${lines.join("\n")}\n`);
+
+/** Values as JSONL text, one line each. */
+export const toJsonl = (values: readonly unknown[]): string => jsonlText(toJsonLines(values));
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;

@@ -14,6 +14,7 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "../format/message-types.js";
+import { joinTextBlocks } from "./text-blocks.js";
 
 export const COMPACTION_SUMMARY_INTRO =
   "Earlier parts of this conversation were condensed to stay within the context window. " +
@@ -79,10 +80,7 @@ const userText = (text: string, timestamp: number): UserMessage => ({
 
 /** A pruned tool result keeps only its text (the notice), never its images. */
 function prunedToolResult(m: ToolResultMessage): ToolResultMessage {
-  const text = m.content
-    .filter((b): b is TextContent => b.type === "text")
-    .map((b) => b.text)
-    .join("");
+  const text = joinTextBlocks(m.content, "");
   return { ...m, content: [{ type: "text", text: text || PRUNED_PLACEHOLDER }] };
 }
 

@@ -4,6 +4,7 @@
 import type { AgentMessage, ImageContent, TextContent } from "../format/message-types.js";
 import { modelFromChange } from "../format/context.js";
 import type { SessionEntry } from "../format/entry-types.js";
+import { joinTextBlocks } from "./text-blocks.js";
 
 /** Collapses whitespace and cuts to `max` characters, marking the cut with an ellipsis. */
 export function clip(text: string, max: number): string {
@@ -11,7 +12,8 @@ export function clip(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…` : flat;
 }
 
-export function contentText(content: string | readonly (TextContent | ImageContent | { type: string })[]): string {
+/** Content as a person reads it: text blocks and a mark for each image, one per line. */
+export function contentForDisplay(content: string | readonly (TextContent | ImageContent | { type: string })[]): string {
   if (typeof content === "string") return content;
   const parts: string[] = [];
   for (const block of content) {
@@ -36,13 +38,9 @@ export function messagePreview(message: AgentMessage): string {
     case "user":
     case "custom":
     case "hookMessage":
-      return contentText(message.content);
+      return contentForDisplay(message.content);
     case "assistant": {
-      const text = message.content
-        .filter((b): b is TextContent => b.type === "text")
-        .map((b) => b.text)
-        .join(" ")
-        .trim();
+      const text = joinTextBlocks(message.content, " ").trim();
       const calls = message.content.flatMap((b) => (b.type === "toolCall" ? [formatToolCall(b.name, b.arguments, 40)] : []));
       if (text && calls.length > 0) return `${text} → ${calls.join(", ")}`;
       if (text) return text;
@@ -52,7 +50,7 @@ export function messagePreview(message: AgentMessage): string {
       return message.errorMessage ? `(${message.stopReason}) ${message.errorMessage}` : `(${message.stopReason})`;
     }
     case "toolResult":
-      return `${message.toolName}${message.isError ? " (error)" : ""}: ${contentText(message.content)}`;
+      return `${message.toolName}${message.isError ? " (error)" : ""}: ${contentForDisplay(message.content)}`;
     case "bashExecution":
       return `$ ${message.command}${message.exitCode ? ` (exit ${message.exitCode})` : ""}`;
     case "pythonExecution":
@@ -101,7 +99,7 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
     case "custom":
       return { kind: "custom", text: entry.customType };
     case "custom_message":
-      return { kind: entry.customType, text: contentText(entry.content) };
+      return { kind: entry.customType, text: contentForDisplay(entry.content) };
     default:
       return { kind: (entry as { type: string }).type, text: "" };
   }

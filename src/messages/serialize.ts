@@ -4,7 +4,8 @@
  * Tool results are bounded (head and tail kept, the cut marked): a summarizer needs to know
  * what a command printed, not every line of a 2 MB log.
  */
-import type { LlmMessage, TextContent } from "../format/message-types.js";
+import type { LlmMessage } from "../format/message-types.js";
+import { joinTextBlocks } from "./text-blocks.js";
 
 export interface SerializeOptions {
   /** longest tool result kept whole, in characters; longer ones keep head and tail (default 4000) */
@@ -22,14 +23,6 @@ export function truncateMiddle(text: string, max: number): string {
   return `${text.slice(0, head)}\n\n[... ${omitted} characters omitted ...]\n\n${tail > 0 ? text.slice(-tail) : ""}`;
 }
 
-const joinText = (content: string | readonly { type: string }[], separator: string): string =>
-  typeof content === "string"
-    ? content
-    : content
-        .filter((b): b is TextContent => b.type === "text")
-        .map((b) => b.text)
-        .join(separator);
-
 function formatToolCall(name: string, args: Record<string, unknown> | undefined): string {
   const rendered = Object.entries(args ?? {})
     .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
@@ -43,7 +36,7 @@ export function serializeConversation(messages: readonly LlmMessage[], options: 
   for (const message of messages) {
     switch (message.role) {
       case "user": {
-        const text = joinText(message.content, "");
+        const text = joinTextBlocks(message.content, "");
         if (text) parts.push(`[User]: ${text}`);
         break;
       }
@@ -62,7 +55,7 @@ export function serializeConversation(messages: readonly LlmMessage[], options: 
         break;
       }
       case "toolResult": {
-        const text = joinText(message.content, "");
+        const text = joinTextBlocks(message.content, "");
         if (text) parts.push(`[Tool result]: ${truncateMiddle(text, maxToolResult)}`);
         break;
       }

@@ -7,11 +7,12 @@
  */
 import { type CompactionResult, compact } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/prepare.js";
+import { estimateMessagesTokens } from "../compaction/tokens.js";
 import type { CompactionEntry } from "../format/entry-types.js";
 import type { SessionManager } from "../session/manager.js";
 import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.js";
 import { OperationCancelledError } from "./cancelled.js";
-import { type CompactionBudgetOptions, type CompactPlanReport, compactionSettings, planBranchCompaction, sumTokens } from "./compaction-plan.js";
+import { type CompactionBudgetOptions, type CompactPlanReport, compactionSettings, planBranchCompaction } from "./compaction-plan.js";
 import {
   openForWriting,
   persistMigration,
@@ -149,7 +150,7 @@ export async function compactSession(target: SessionTarget, options: CompactSess
       compacted: true,
       compactionId: entry.id,
       summarizer: summarizer.name,
-      estimatedTokensAfter: sumTokens(session.buildSessionContext().messages),
+      estimatedTokensAfter: estimateMessagesTokens(session.buildSessionContext().messages),
       summary: result.summary,
       shortSummary: result.shortSummary ?? null,
       readFiles: result.details.readFiles,

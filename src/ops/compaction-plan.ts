@@ -6,11 +6,8 @@
 import { computeFileLists } from "../compaction/file-ops.js";
 import { type CompactionPreparation, planCompaction } from "../compaction/prepare.js";
 import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
-import { estimateTokens } from "../compaction/tokens.js";
-import type { AgentMessage } from "../format/message-types.js";
+import { estimateMessagesTokens } from "../compaction/tokens.js";
 import type { SessionManager } from "../session/manager.js";
-
-export const sumTokens = (messages: readonly AgentMessage[]): number => messages.reduce((sum, m) => sum + estimateTokens(m), 0);
 
 export interface CompactionBudgetOptions {
   /** estimated tokens kept verbatim (default DEFAULT_COMPACTION_SETTINGS.keepRecentTokens) */
@@ -64,7 +61,7 @@ export function planBranchCompaction(
   settings: CompactionSettings,
 ): { report: CompactPlanReport; preparation?: CompactionPreparation } {
   const branch = session.getBranch();
-  const estimatedTokensBefore = sumTokens(session.buildSessionContext().messages);
+  const estimatedTokensBefore = estimateMessagesTokens(session.buildSessionContext().messages);
   const plan = planCompaction(branch, settings);
   const base: CompactPlanReport = {
     file,
@@ -98,7 +95,7 @@ export function planBranchCompaction(
     turnPrefixMessages: p.turnPrefixMessages.length,
     keptMessages: p.recentMessages.length,
     tokensBefore: p.tokensBefore,
-    estimatedKeptTokens: sumTokens(p.recentMessages),
+    estimatedKeptTokens: estimateMessagesTokens(p.recentMessages),
     keepRecentTokens: p.keepRecentTokens,
     usageRatio: p.usageRatio ?? null,
     hasPreviousSummary: p.previousSummary !== undefined,

@@ -2,7 +2,7 @@
  * What the model would be sent at a leaf of a session: the report of `bonsai context`, agent
  * messages or (`llm`) the messages after convertToLlm, with their estimated tokens.
  */
-import { estimateTokens } from "../compaction/tokens.js";
+import { estimateMessagesTokens } from "../compaction/tokens.js";
 import type { SessionContext } from "../format/entry-types.js";
 import type { AgentMessage, LlmMessage } from "../format/message-types.js";
 import { convertToLlm } from "../messages/convert.js";
@@ -32,8 +32,7 @@ export interface ContextReportOptions {
 /** The context at a leaf as `context` reports it. Pure. */
 export function contextReport(context: SessionContext, leafId: string | null, options: ContextReportOptions = {}): ContextReport {
   const messages: (AgentMessage | LlmMessage)[] = options.llm ? convertToLlm(context.messages) : context.messages;
-  let estimatedTokens = 0;
-  for (const m of messages) estimatedTokens += estimateTokens(m as AgentMessage);
+  const estimatedTokens = estimateMessagesTokens(messages as AgentMessage[]);
   const shown = options.last !== undefined ? messages.slice(Math.max(0, messages.length - options.last)) : messages;
   return {
     leafId,

@@ -2,7 +2,7 @@
  * What a session holds, at a glance: the report of `bonsai info`. collectInfo is pure over an
  * open session; sessionInfo opens a location the way an inspection must (every line parsed).
  */
-import { estimateTokens } from "../compaction/tokens.js";
+import { estimateMessagesTokens } from "../compaction/tokens.js";
 import { isCheckoutMarker } from "../format/entry-types.js";
 import type { SessionManager } from "../session/manager.js";
 import { openSession, type SessionTarget, sessionName, storedSize, type WarningListener, withSession } from "./open-session.js";
@@ -81,8 +81,7 @@ export function collectInfo(session: SessionManager, file: StoredSessionFacts): 
     else if (children > 1) forkPoints++;
   }
   const context = session.buildSessionContext();
-  let estimatedTokens = 0;
-  for (const message of context.messages) estimatedTokens += estimateTokens(message);
+  const estimatedTokens = estimateMessagesTokens(context.messages);
   const header = session.getHeader();
   return {
     file: file.path,

@@ -10,6 +10,7 @@ import {
   generateBranchSummary,
 } from "../compaction/branch-summary.js";
 import type { Summarizer } from "../summarizer/types.js";
+import { joinTextBlocks } from "../messages/text-blocks.js";
 import type { SessionManager } from "../session/manager.js";
 import type { BranchSummaryEntry, FileLists, SessionEntry } from "../format/entry-types.js";
 
@@ -69,15 +70,6 @@ export interface NavigateTreeResult {
   oldLeafId: string | null;
 }
 
-/** Text blocks of a message's content, joined; a string content as it is. */
-function contentText(content: string | readonly { type: string; text?: string }[]): string {
-  if (typeof content === "string") return content;
-  return content
-    .filter((b) => b.type === "text" && typeof b.text === "string")
-    .map((b) => b.text)
-    .join("");
-}
-
 /**
  * Where the leaf goes for a target, and what goes back into the editor. A user or custom
  * message is re-opened for editing: the leaf moves to its parent, so re-sending it makes a
@@ -85,9 +77,9 @@ function contentText(content: string | readonly { type: string; text?: string }[
  */
 export function destinationOf(target: SessionEntry): { leafId: string | null; editorText?: string } {
   if (target.type === "message" && target.message.role === "user") {
-    return { leafId: target.parentId, editorText: contentText(target.message.content) };
+    return { leafId: target.parentId, editorText: joinTextBlocks(target.message.content, "") };
   }
-  if (target.type === "custom_message") return { leafId: target.parentId, editorText: contentText(target.content) };
+  if (target.type === "custom_message") return { leafId: target.parentId, editorText: joinTextBlocks(target.content, "") };
   return { leafId: target.id };
 }
 

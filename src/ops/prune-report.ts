@@ -13,7 +13,7 @@ import {
   type WarningListener,
   withSession,
 } from "./open-session.js";
-import { prunedArchivePath, pruneSession, type PruneSessionResult, type RestoreResult, restorePrunedOutputs } from "./prune.js";
+import { pruneSession, type PruneSessionResult, type RestoreResult, restorePrunedOutputs } from "./prune.js";
 
 export interface PruneReport {
   file: string;
@@ -81,7 +81,7 @@ export async function restoreToolOutput(
   return withSession(writable, () => {
     const ids = options.entryIds?.map((id) => resolveEntryId(session, id));
     const result = restorePrunedOutputs(session, { ...(ids ? { entryIds: ids } : {}), onWarning: options.onWarning });
-    const archive = session.getSessionFile() ? prunedArchivePath(file) : (session.getPrunedArchive()?.location ?? "");
+    const archive = session.getPrunedArchive()?.location ?? "";
     return { file, archive, ...result };
   });
 }

@@ -1,19 +1,20 @@
 /**
- * Pruning a stored session without losing anything (DESIGN.md section 4): before a tool result's
- * content is replaced by its notice, the original goes to an append-only sidecar file next to the
- * session, `<session>.pruned.jsonl`, one line per entry, synced to disk before the session file is
- * rewritten. A session in a database keeps the same lines in its store's archive table, written
- * in order before the rewrite (src/storage). Restoring puts the originals back.
+ * Pruning a stored session without losing anything (docs/ARCHITECTURE.md, storage decisions):
+ * before a tool result's content is replaced by its notice, the original goes to the session's
+ * archive of pruned tool output, one record per line, written before the session is rewritten.
+ * Where the archive is and how it is written belongs to the store (a `<session>.pruned.jsonl`
+ * sidecar synced beside a file, a table in a database: storage/types.ts StoreArchive); this
+ * module reaches it through the session only. Restoring puts the originals back.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import type { ImageContent, TextContent, ToolResultMessage } from "../format/message-types.js";
 import { contextFromPath, contextSegments } from "../format/context.js";
 import type { SessionManager } from "../session/manager.js";
 import type { SessionEntry } from "../format/entry-types.js";
-import { prunedArchivePath } from "../storage/archive.js";
-import type { PrunedArchive } from "../storage/types.js";
+import { prunedArchivePath, readSidecar } from "../storage/archive.js";
+import { toJsonLines } from "../format/lines.js";
+import type { StoreArchive, StoredLines } from "../storage/types.js";
 import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "../compaction/prune.js";
-import { estimateTokens } from "../compaction/tokens.js";
+import { estimateMessagesTokens } from "../compaction/tokens.js";
 
 // the sidecar's name belongs to the storage layer, which copies archives between stores
 export { prunedArchivePath };
@@ -30,37 +31,18 @@ export interface PrunedRecord {
   content: (TextContent | ImageContent)[];
 }
 
-/** Appends records in one write and syncs; a torn last line from a crash is closed off first. */
-export function appendPrunedRecords(archivePath: string, records: readonly PrunedRecord[]): void {
-  if (records.length === 0) return;
-  const fd = openSync(archivePath, "a+", 0o644);
-  try {
-    const size = fstatSync(fd).size;
-    let prefix = "";
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) prefix = "\n";
-    }
-    const data = Buffer.from(prefix + records.map((r) => `${JSON.stringify(r)}\n`).join(""), "utf8");
-    let written = 0;
-    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Every readable record, oldest first; unreadable lines (a torn last line) are reported and skipped. */
+/**
+ * Every readable record of a session file's sidecar `archivePath`, oldest first; unreadable lines
+ * (a torn last line) are reported and skipped.
+ */
 export function readPrunedRecords(archivePath: string, onWarning?: (message: string) => void): PrunedRecord[] {
-  if (!existsSync(archivePath)) return [];
-  return parsePrunedRecords(readFileSync(archivePath, "utf8").split("\n"), archivePath, onWarning);
+  return parsePrunedRecords(readSidecar(archivePath), archivePath, onWarning);
 }
 
-/** The records among archive lines; `where` names the archive in warnings. */
-function parsePrunedRecords(lines: readonly string[], where: string, onWarning?: (message: string) => void): PrunedRecord[] {
+/** The records among an archive's lines; `where` names the archive in warnings. */
+function parsePrunedRecords(stored: StoredLines, where: string, onWarning?: (message: string) => void): PrunedRecord[] {
   const records: PrunedRecord[] = [];
-  lines.forEach((line, i) => {
+  stored.lines.forEach((line, i) => {
     if (!line.trim()) return;
     try {
       const record = JSON.parse(line) as PrunedRecord;
@@ -70,6 +52,7 @@ function parsePrunedRecords(lines: readonly string[], where: string, onWarning?:
       onWarning?.(`${where}:${i + 1}: unreadable line, skipped`);
     }
   });
+  if (stored.tornTail) onWarning?.(`${where}:${stored.tornTail.line}: unreadable line, skipped`);
   return records;
 }
 
@@ -104,8 +87,7 @@ export interface PruneSessionResult {
   dryRun: boolean;
 }
 
-const estimateContext = (session: SessionManager): number =>
-  contextFromPath(session.getBranch()).messages.reduce((sum, m) => sum + estimateTokens(m), 0);
+const estimateContext = (session: SessionManager): number => estimateMessagesTokens(contextFromPath(session.getBranch()).messages);
 
 /**
  * Prunes old tool output on the session's current branch. The originals are archived and synced
@@ -143,13 +125,9 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
     tokens: candidate.tokens,
     content: message.content,
   }));
-  const file = session.getSessionFile();
-  if (file) {
-    result.archivePath = prunedArchivePath(file);
-    appendPrunedRecords(result.archivePath, records);
-  } else if (session.isPersisted()) {
-    const archive = requireArchive(session);
-    archive.append(records.map((r) => JSON.stringify(r)));
+  const archive = archiveOf(session);
+  if (archive) {
+    archive.append(toJsonLines(records));
     result.archivePath = archive.location;
   }
   replaceAndPersist(
@@ -164,8 +142,12 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
   return result;
 }
 
-/** A database session's archive; it exists only while the session is open for writing. */
-function requireArchive(session: SessionManager): PrunedArchive {
+/**
+ * The session's archive, whatever its store; undefined in memory, where there is nowhere to
+ * archive to. It exists only while the session is open for writing.
+ */
+function archiveOf(session: SessionManager): StoreArchive | undefined {
+  if (!session.isPersisted()) return undefined;
   const archive = session.getPrunedArchive();
   if (!archive) throw new Error(`${session.getLocation()}: session was opened read-only`);
   return archive;
@@ -199,13 +181,8 @@ export function restorePrunedOutputs(
   session: SessionManager,
   options: { entryIds?: readonly string[]; onWarning?: (message: string) => void } = {},
 ): RestoreResult {
-  const file = session.getSessionFile();
-  let archived: PrunedRecord[] = [];
-  if (file) archived = readPrunedRecords(prunedArchivePath(file), options.onWarning);
-  else if (session.isPersisted()) {
-    const archive = requireArchive(session);
-    archived = parsePrunedRecords(archive.lines(), archive.location, options.onWarning);
-  }
+  const archive = archiveOf(session);
+  const archived = archive ? parsePrunedRecords(archive.stored(), archive.location, options.onWarning) : [];
   const latest = new Map<string, PrunedRecord>();
   for (const record of archived) latest.set(record.entryId, record);
 

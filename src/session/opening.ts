@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { LocationError, parseLocation } from "../storage/location.js";
 import { READ_ENTRIES, readIntoIndex } from "../storage/reads.js";
 import { storeOf } from "../storage/stores.js";
-import type { OpenedSession, OpenSessionOptions, SessionBackend, Store, StoreKind, StoreLocation } from "../storage/types.js";
+import type { OpenedSession, OpenSessionOptions, SessionBackend, Store, StoreLocation } from "../storage/types.js";
 import { generateSessionId } from "../format/ids.js";
+import { toJsonLines } from "../format/lines.js";
 import type { BodyLoading, LoadedIndex, LoadIssue } from "../storage/load.js";
 import { migrateSessionEntries, sessionVersion } from "../format/migrate.js";
 import type { AppendOptions } from "../storage/file-writer.js";
@@ -43,7 +44,8 @@ export interface OpenOptions extends AppendOptions {
 export interface SessionParts {
   /** a file path or a store location (database password left out); undefined in memory */
   location: string | undefined;
-  kind?: StoreKind;
+  /** the same as its store reads it, to reach the store's archive through (storeOf); undefined in memory */
+  at?: StoreLocation;
   header: SessionHeader;
   entries: SessionEntry[] | TreeIndex;
   /** false until the first append writes the header */
@@ -72,9 +74,6 @@ export function newHeader(cwd: string): SessionHeader {
     cwd,
   };
 }
-
-/** Each value as one JSON line, without its newline: what a store appends or rewrites. */
-export const toLines = (values: readonly unknown[]): string[] => values.map((v) => JSON.stringify(v));
 
 /** How OpenOptions open a store's session: read-only, a session must be there already. */
 const storeOptions = (options: OpenOptions): OpenSessionOptions => ({
@@ -105,7 +104,7 @@ function openedParts(where: StoreLocation, opened: OpenedSession<LoadedIndex<Tre
     // mustExist has refused a missing session: this is a new one, under the lease, with the location's id if it gives one
     const header = newHeader(process.cwd());
     header.id = store.sessionIdOf(where) ?? header.id;
-    return { location: name, kind: where.kind, header, entries: [], headerWritten: false, backend };
+    return { location: name, at: where, header, entries: [], headerWritten: false, backend };
   }
   try {
     for (const issue of loaded.issues) options.onWarning?.(`${name}:${issue.line}: ${issue.message}`);
@@ -119,7 +118,7 @@ function openedParts(where: StoreLocation, opened: OpenedSession<LoadedIndex<Tre
       unmigratedVersion = settleMigration(migrateSessionEntries(fileEntries), fromVersion, fileEntries, backend, options);
       entries = fileEntries.slice(1) as SessionEntry[];
     }
-    return { location: name, kind: where.kind, header, entries, headerWritten: true, issues: loaded.issues, backend, unmigratedVersion };
+    return { location: name, at: where, header, entries, headerWritten: true, issues: loaded.issues, backend, unmigratedVersion };
   } catch (error) {
     loaded.index.close();
     backend?.close();
@@ -136,7 +135,7 @@ function newSession(where: StoreLocation, cwd: string): { store: Store; header: 
 }
 
 function newParts(store: Store, target: StoreLocation, header: SessionHeader, backend: SessionBackend | undefined): SessionParts {
-  return { location: store.sessionName(target), kind: target.kind, header, entries: [], headerWritten: false, backend };
+  return { location: store.sessionName(target), at: target, header, entries: [], headerWritten: false, backend };
 }
 
 const alreadyThere = (store: Store, target: StoreLocation) =>
@@ -179,7 +178,7 @@ function settleMigration(
   if (!migrated) return undefined;
   if (backend && options.migrate !== false) {
     const backupPath = backend.backup();
-    backend.rewrite(toLines(fileEntries));
+    backend.rewrite(toJsonLines(fileEntries));
     options.onMigrate?.({ fromVersion, backupPath });
     return undefined;
   }

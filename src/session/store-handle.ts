@@ -4,9 +4,12 @@
  * ahead and, when not, why. Appends, rewrites, the pruned-output archive, switching to a branched
  * session, flushing and closing all go through here.
  */
-import type { PrunedArchive, SessionBackend, StoreKind } from "../storage/types.js";
+import { parseLocation } from "../storage/location.js";
+import { storeOf } from "../storage/stores.js";
+import type { SessionBackend, StoreArchive, StoreKind, StoreLocation } from "../storage/types.js";
 import type { SessionEntry, SessionHeader } from "../format/entry-types.js";
-import { type SessionParts, toLines } from "./opening.js";
+import { toJsonLines } from "../format/lines.js";
+import type { SessionParts } from "./opening.js";
 
 /** What a write meets; exactly one holds at a time. */
 export type WriteMode =
@@ -25,13 +28,14 @@ export class StoreHandle {
   private retired: Promise<void>[] = [];
   /** a file path or a store location (database password left out); undefined in memory */
   private where: string | undefined;
-  readonly kind: StoreKind | undefined;
+  /** the same as its store reads it; undefined in memory */
+  private at: StoreLocation | undefined;
   /** false until the first append writes the header */
   headerWritten: boolean;
 
   constructor(parts: SessionParts) {
     this.where = parts.location;
-    this.kind = parts.kind ?? (parts.location === undefined ? undefined : "file");
+    this.at = parts.at;
     this.headerWritten = parts.headerWritten;
     const backend = parts.backend;
     if (parts.location === undefined) this.state = { mode: "memory" };
@@ -48,9 +52,17 @@ export class StoreHandle {
     return this.state.mode;
   }
 
-  /** A database session's archive of pruned tool output, while the session has its writer. */
-  get archive(): PrunedArchive | undefined {
-    return this.backend()?.archive;
+  get kind(): StoreKind | undefined {
+    return this.at?.kind;
+  }
+
+  /**
+   * The session's archive of pruned tool output, as its store keeps it (a sidecar file beside a
+   * session file, a table in a database: Store.archive), while the session has its writer.
+   */
+  get archive(): StoreArchive | undefined {
+    const backend = this.backend();
+    return backend && this.at ? storeOf(this.at).archive(this.at, backend) : undefined;
   }
 
   /** The writer, or an error that says why there is none. Never called in memory. */
@@ -78,8 +90,7 @@ export class StoreHandle {
   /** Writes the entry (and the header, the first time); nothing in memory. */
   append(header: SessionHeader, entry: SessionEntry): void {
     if (!this.where) return;
-    const lines = this.headerWritten ? [JSON.stringify(entry)] : [JSON.stringify(header), JSON.stringify(entry)];
-    this.requireWriter().append(lines);
+    this.requireWriter().append(toJsonLines(this.headerWritten ? [entry] : [header, entry]));
     this.headerWritten = true;
   }
 
@@ -87,7 +98,7 @@ export class StoreHandle {
   rewrite(header: SessionHeader, entries: readonly SessionEntry[], backupFirst: boolean): void {
     const writer = this.requireWriter();
     if (backupFirst) writer.backup();
-    writer.rewrite(toLines([header, ...entries]));
+    writer.rewrite(toJsonLines([header, ...entries]));
     this.headerWritten = true;
   }
 
@@ -96,7 +107,7 @@ export class StoreHandle {
     const state = this.state;
     if (state.mode !== "unmigrated") return undefined;
     const backupPath = state.backend.backup();
-    state.backend.rewrite(toLines([header, ...entries]));
+    state.backend.rewrite(toJsonLines([header, ...entries]));
     this.state = { mode: "writable", backend: state.backend };
     this.headerWritten = true;
     return backupPath;
@@ -108,7 +119,7 @@ export class StoreHandle {
    */
   switchToSibling(header: SessionHeader, entries: readonly SessionEntry[]): string {
     const next = this.requireWriter().openSibling(header);
-    next.backend.rewrite(toLines([header, ...entries]));
+    next.backend.rewrite(toJsonLines([header, ...entries]));
     const old = this.backend()!.close();
     if (old) {
       // reported by the next flush() or close(), not as an unhandled rejection in between
@@ -117,6 +128,9 @@ export class StoreHandle {
     }
     this.state = { mode: "writable", backend: next.backend };
     this.where = next.location;
+    // the sibling's name is a location its store reads back (a password left out: the archive
+    // only prints it, and writes through the backend)
+    this.at = parseLocation(next.location);
     this.headerWritten = true;
     return next.location;
   }

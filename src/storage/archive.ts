@@ -11,7 +11,11 @@ import type { StoreLocation } from "./location.js";
 import { storeOf } from "./stores.js";
 import type { ArchiveSnapshot, SessionBackend, StoreArchive, StoredLines } from "./types.js";
 
-export { prunedArchivePath } from "./file-archive.js";
+/**
+ * A session file's sidecar read by its path, without the session (readPrunedRecords, for tools
+ * and tests that look at a sidecar on disk); a session's own archive is reached through its store.
+ */
+export { prunedArchivePath, readSidecar } from "./file-archive.js";
 export type { ArchiveSnapshot };
 
 /** Where the archive of the session at `location` is, printable (no password). */

@@ -1,10 +1,11 @@
 /**
  * What the two database stores (sqlite.ts, postgres.ts) share: a location's `#SESSION_ID`, the
- * password left out of every location they print, a session that must exist, and the archive of
+ * password left out of every location they print, a session that must exist, the location
+ * methods of a store whose sessions are rows keyed by id (databaseStore), and the archive of
  * pruned tool output kept in a table and written through the session's writer.
  */
 import { SessionFileError } from "./load.js";
-import { checkSessionId, LocationError, type SessionBackend, type StoreArchive } from "./types.js";
+import { checkSessionId, LocationError, type LocationOf, type SessionBackend, type Store, type StoreArchive } from "./types.js";
 
 /** Leaves the password out of a PostgreSQL URL (PGPASSWORD or ~/.pgpass supply it again). */
 export function redactPassword(connectionString: string): string {
@@ -51,10 +52,57 @@ export function tableArchive(where: string, session: string, backend: SessionBac
     append: (lines) => archive.append(lines),
     replace: (lines) => archive.replace(lines),
     lines: () => archive.lines(),
+    // rows are whole lines: a table has no torn tail
+    stored: () => ({ lines: archive.lines() }),
     snapshot: () => {
       const rows = archive.lines();
       return { lines: rows.length, rows };
     },
     restore: (snapshot) => archive.replace(snapshot.rows ?? []),
+  };
+}
+
+/** The kinds of store whose sessions are rows of one database, each named by `#SESSION_ID`. */
+type DatabaseKind = "sqlite" | "postgres";
+
+/** The Store methods every database store has alike: its locations, and its archive table. */
+export type DatabaseStoreParts<K extends DatabaseKind> = Pick<
+  Store<K>,
+  | "formatLocation"
+  | "sessionName"
+  | "sessionKey"
+  | "sessionIdOf"
+  | "withSessionId"
+  | "newSessionAt"
+  | "copyTarget"
+  | "fileNameOf"
+  | "sameSession"
+  | "archiveLocation"
+  | "archive"
+>;
+
+/**
+ * A database store's location methods and archive, from how it prints a location (`format`,
+ * password left out) and the table its archives live in. A session is the row a location's id
+ * names: a store location without one takes the new session's id, a location prints the same
+ * for the same session, and there is no file name to keep on a copy (docs/ARCHITECTURE.md,
+ * storage: code above a store never tests its kind, so both databases answer alike).
+ */
+export function databaseStore<K extends DatabaseKind>(format: (location: LocationOf<K>) => string, archiveTable: string): DatabaseStoreParts<K> {
+  const key = (location: LocationOf<K>) => requireId(location, format(location));
+  const named = (location: LocationOf<K>, sessionId: string): LocationOf<K> => ({ ...location, sessionId });
+  const archiveLocation = (location: LocationOf<K>) => `${format(location)} (table ${archiveTable})`;
+  return {
+    formatLocation: format,
+    sessionName: format,
+    sessionKey: key,
+    sessionIdOf: (location) => location.sessionId,
+    withSessionId: named,
+    newSessionAt: (store, header) => named(store, store.sessionId ?? header.id),
+    copyTarget: (to, header) => (to.sessionId === undefined ? named(to, header.id) : to),
+    fileNameOf: () => undefined,
+    sameSession: (a, b) => format(a) === format(b),
+    archiveLocation,
+    archive: (location, backend) => tableArchive(archiveLocation(location), format(location), backend),
   };
 }

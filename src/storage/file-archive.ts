@@ -6,6 +6,7 @@
  */
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
+import { forEachBufferLine, jsonlText } from "../format/lines.js";
 import { readFileLines } from "./file-lines.js";
 import { fsyncDirectory, writeAll, writeFileAtomic } from "./file-writer.js";
 import { SessionFileError } from "./load.js";
@@ -39,11 +40,12 @@ export function sidecarArchive(sessionFile: string): StoreArchive {
   return {
     location: path,
     lines: () => readSidecar(path).lines,
+    stored: () => readSidecar(path),
     append: (lines) => appendSidecar(path, lines),
-    replace: (lines) => writeSidecar(path, lines.length === 0 ? undefined : Buffer.from(`${lines.join("\n")}\n`, "utf8")),
+    replace: (lines) => writeSidecar(path, lines.length === 0 ? undefined : Buffer.from(jsonlText(lines), "utf8")),
     snapshot: () => {
       const file = readExisting(path);
-      return file ? { lines: file.toString("utf8").split("\n").filter((l) => l !== "").length, file } : { lines: 0 };
+      return file ? { lines: countFilledLines(file), file } : { lines: 0 };
     },
     restore: (snapshot) => writeSidecar(path, snapshot.file),
   };
@@ -60,11 +62,20 @@ function appendSidecar(path: string, lines: readonly string[]): void {
       readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) prefix = "\n";
     }
-    writeAll(fd, Buffer.from(`${prefix}${lines.join("\n")}\n`, "utf8"));
+    writeAll(fd, Buffer.from(`${prefix}${jsonlText(lines)}`, "utf8"));
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Lines of `data` that hold anything: the records a snapshot reports. */
+function countFilledLines(data: Buffer): number {
+  let count = 0;
+  forEachBufferLine(data, (line) => {
+    if (line.end > line.start) count++;
+  });
+  return count;
 }
 
 /** The sidecar's bytes; undefined when there is none (an empty file holds no archive either). */

@@ -96,13 +96,6 @@ export function checkStorableLines(lines: readonly string[], location: string): 
   }
 }
 
-/** Splits JSONL text into lines (no newlines); the text must end with a newline. */
-export function splitJsonl(text: string): string[] {
-  if (text.length === 0) return [];
-  if (!text.endsWith("\n")) throw new Error("JSONL text to store must end with a newline");
-  return text.slice(0, -1).split("\n");
-}
-
 /**
  * Stored lines as a loaded session, through the same reader as a file, so a database session
  * gets the same validation, issues and line numbers (line n is the n-th stored line).

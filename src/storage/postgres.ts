@@ -8,7 +8,7 @@
  * key derived from the session id (postgres-writer.ts). A writer that crashes loses its
  * connection and with it the lock, so a lock is never stale.
  */
-import { missingSession, redactPassword, requireId, splitFragment, tableArchive } from "./database.js";
+import { databaseStore, missingSession, redactPassword, splitFragment } from "./database.js";
 import { checkStorableLines } from "./lines.js";
 import { readPostgresArchive } from "./postgres-archive.js";
 import { connect, ensureSchema, postgresLocation, readLines, type SessionRow, storeName } from "./postgres-schema.js";
@@ -74,8 +74,8 @@ export async function openPostgresSession<T extends { endsWithNewline: boolean }
   }
 }
 
-const format = (location: { connectionString: string; sessionId?: string }) => postgresLocation(location.connectionString, location.sessionId);
-const key = (location: { connectionString: string; sessionId?: string }) => requireId(location, format(location));
+const parts = databaseStore<"postgres">((location) => postgresLocation(location.connectionString, location.sessionId), "bonsai.pruned");
+const { formatLocation: format, sessionKey: key } = parts;
 
 export const POSTGRES_STORE: Store<"postgres"> = {
   kind: "postgres",
@@ -96,15 +96,7 @@ export const POSTGRES_STORE: Store<"postgres"> = {
     }
     return id === undefined ? { kind: "postgres", connectionString } : { kind: "postgres", connectionString, sessionId: id };
   },
-  formatLocation: format,
-  sessionName: format,
-  sessionKey: key,
-  sessionIdOf: (location) => location.sessionId,
-  withSessionId: (location, sessionId) => ({ ...location, sessionId }),
-  newSessionAt: (store, header) => ({ ...store, sessionId: store.sessionId ?? header.id }),
-  copyTarget: (to, header) => (to.sessionId === undefined ? { ...to, sessionId: header.id } : to),
-  fileNameOf: () => undefined,
-  sameSession: (a, b) => format(a) === format(b),
+  ...parts,
 
   open: async (location, read, options) => openPostgresSession(location.connectionString, key(location), read, options),
   openSync(location) {
@@ -117,7 +109,5 @@ export const POSTGRES_STORE: Store<"postgres"> = {
   },
   checkLines: checkStorableLines,
 
-  archiveLocation: (location) => `${format(location)} (table bonsai.pruned)`,
   readArchive: async (location) => ({ lines: await readPostgresArchive(location.connectionString, key(location)) }),
-  archive: (location, backend) => tableArchive(`${format(location)} (table bonsai.pruned)`, format(location), backend),
 };

@@ -4,7 +4,7 @@
  * (sqlite-schema.ts), sessions and their writer (sqlite-sessions.ts), one writer's lease
  * (sqlite-leases.ts) and archives of pruned tool output (sqlite-archive.ts); this is its Store.
  */
-import { requireId, splitFragment, tableArchive } from "./database.js";
+import { databaseStore, splitFragment } from "./database.js";
 import { checkStorableLines } from "./lines.js";
 import { readSqliteArchive } from "./sqlite-archive.js";
 import { sqliteLocation } from "./sqlite-schema.js";
@@ -14,8 +14,8 @@ import { LocationError, type Store } from "./types.js";
 export { openSqliteDatabase, SQLITE_SCHEMA_VERSION, sqliteDriverError } from "./sqlite-schema.js";
 export { listSqliteSessions, openSqliteSession, readSqliteLines };
 
-const format = (location: { path: string; sessionId?: string }) => sqliteLocation(location.path, location.sessionId);
-const key = (location: { path: string; sessionId?: string }) => requireId(location, format(location));
+const parts = databaseStore<"sqlite">((location) => sqliteLocation(location.path, location.sessionId), "pruned");
+const key = parts.sessionKey;
 
 export const SQLITE_STORE: Store<"sqlite"> = {
   kind: "sqlite",
@@ -28,15 +28,7 @@ export const SQLITE_STORE: Store<"sqlite"> = {
     if (path === "") throw new LocationError(text, "no database path after sqlite:; write sqlite:PATH#SESSION_ID");
     return id === undefined ? { kind: "sqlite", path } : { kind: "sqlite", path, sessionId: id };
   },
-  formatLocation: format,
-  sessionName: format,
-  sessionKey: key,
-  sessionIdOf: (location) => location.sessionId,
-  withSessionId: (location, sessionId) => ({ ...location, sessionId }),
-  newSessionAt: (store, header) => ({ ...store, sessionId: store.sessionId ?? header.id }),
-  copyTarget: (to, header) => (to.sessionId === undefined ? { ...to, sessionId: header.id } : to),
-  fileNameOf: () => undefined,
-  sameSession: (a, b) => format(a) === format(b),
+  ...parts,
 
   open: async (location, read, options) => openSqliteSession(location.path, key(location), read, options),
   openSync: (location, read, options) => openSqliteSession(location.path, key(location), read, options),
@@ -47,7 +39,5 @@ export const SQLITE_STORE: Store<"sqlite"> = {
   },
   checkLines: checkStorableLines,
 
-  archiveLocation: (location) => `${format(location)} (table pruned)`,
   readArchive: async (location) => ({ lines: readSqliteArchive(location.path, key(location)) }),
-  archive: (location, backend) => tableArchive(`${format(location)} (table pruned)`, format(location), backend),
 };

@@ -164,8 +164,13 @@ export interface ArchiveSnapshot {
   rows?: string[];
 }
 
-/** A session's archive of pruned tool output, written under the session's writer lease. */
+/**
+ * A session's archive of pruned tool output, written under the session's writer lease: what
+ * ops/prune.ts appends to and restores from, and what a copy replaces, whatever the store.
+ */
 export interface StoreArchive extends PrunedArchive {
+  /** every line, oldest first, as lines() gives them, with a sidecar's torn last line reported instead of dropped */
+  stored(): StoredLines;
   /** what it holds now */
   snapshot(): ArchiveSnapshot;
   /** Puts a snapshot back, the way replace() writes. */

@@ -22,8 +22,11 @@ export const MAX_ITEMS = 40;
 export const MAX_ITEM_CHARS = 300;
 export const NONE = "(none)";
 
-/** One line, at most `max` characters, cut at a word boundary when one is near. */
-export function clip(text: string, max = MAX_ITEM_CHARS): string {
+/**
+ * One line, at most `max` characters, cut at a word boundary when one is near (messages/preview.ts
+ * clip cuts where the limit falls: a summary item should not end in half a word).
+ */
+export function clipAtWord(text: string, max = MAX_ITEM_CHARS): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (line.length <= max) return line;
   const cut = line.slice(0, max - 1);
@@ -119,7 +122,7 @@ function renderItem(item: string, style: ItemStyle, index: number): string {
 
 /** Bounded items: at most `max`, each one line of at most MAX_ITEM_CHARS. */
 export function boundItems(items: readonly string[], max = MAX_ITEMS, keep: "first" | "last" = "first"): string[] {
-  const clipped = mergeItems(items.map((item) => clip(item)));
+  const clipped = mergeItems(items.map((item) => clipAtWord(item)));
   if (clipped.length <= max) return clipped;
   return keep === "first" ? clipped.slice(0, max) : clipped.slice(-max);
 }

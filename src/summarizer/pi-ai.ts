@@ -3,6 +3,7 @@
  * lazily inside functions, so CLI commands that never summarize do not pay its ~0.8 s import.
  */
 import type { Api, AssistantMessage, Model } from "@mariozechner/pi-ai";
+import { joinTextBlocks } from "../messages/text-blocks.js";
 import {
   SummarizationAbortedError,
   SummarizerConfigError,
@@ -35,10 +36,7 @@ const loadPiAi = () => import("@mariozechner/pi-ai");
 
 /** The text of a response: text blocks joined by newlines; thinking is dropped. */
 export function responseText(message: Pick<AssistantMessage, "content">): string {
-  return message.content
-    .filter((block) => block.type === "text")
-    .map((block) => (block as { text: string }).text)
-    .join("\n");
+  return joinTextBlocks(message.content, "\n");
 }
 
 export function piAiSummarizer(model: Model<Api>, options: PiAiSummarizerOptions = {}): Summarizer {

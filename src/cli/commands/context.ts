@@ -5,7 +5,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { estimateTokens } from "../../compaction/tokens.js";
 import type { AgentMessage, LlmMessage } from "../../format/message-types.js";
-import { clip, contentText, formatToolCall } from "../../messages/preview.js";
+import { clip, contentForDisplay, formatToolCall } from "../../messages/preview.js";
 import { type ContextReport, sessionContextReport } from "../../ops/context.js";
 import { type Colors, colors, formatCount, print, printJson, runAction, warn } from "../output.js";
 
@@ -52,7 +52,7 @@ function messageBody(message: AgentMessage | LlmMessage, c: Colors, limits: Body
     case "custom":
     case "hookMessage":
     case "toolResult":
-      return truncateBody(contentText(message.content), limits);
+      return truncateBody(contentForDisplay(message.content), limits);
     case "bashExecution":
       return truncateBody(`$ ${message.command}\n${message.output}`, limits);
     case "pythonExecution":
