@@ -1,18 +1,30 @@
 /**
  * The file shell under SessionManager: appends as single writes of whole lines, atomic rewrites
  * (temp file, fsync, rename, fsync of the directory), and the writer lock.
+ *
+ * A session reached through a symlink is locked and rewritten at the file the link points to, so
+ * two writers that name it differently still exclude each other and the link stays a link. A file
+ * with several hard links is not written: its names cannot share one lock, and a rewrite would
+ * split them. Programs that append without a lock (pi takes none) lose nothing to a rewrite: the
+ * lines that reached the file since it was read are carried into the new file before the rename.
  */
 import {
   closeSync,
+  fstatSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { acquireLock, type FileLock } from "./lock.js";
 
 export interface AppendOptions {
@@ -25,23 +37,28 @@ export function writeAll(fd: number, data: Buffer): void {
   while (written < data.length) written += writeSync(fd, data, written, data.length - written);
 }
 
-/** Serializes entries as JSONL text, one line each. */
-export function toJsonl(values: readonly unknown[]): string {
-  let out = "";
-  for (const v of values) out += `${JSON.stringify(v)}\n`;
-  return out;
-}
+// the one JSONL serializer (format/lines.ts), where tests and tools have always found it
+export { toJsonl } from "../format/lines.js";
 
-/** Replaces `path` with `content` atomically; a crash leaves either the old or the new file. */
-export function writeFileAtomic(path: string, content: string | Buffer): void {
+/** The prefix of bonsai's temporary files beside `path`; stale ones are removed on the next open. */
+export const tempPrefix = (path: string) => `.${basename(path)}.`;
+
+/**
+ * Replaces `path` with `content` atomically; a crash leaves either the old or the new file.
+ * `beforeRename` may add to the temporary file (its descriptor) once `content` is in it and
+ * synced, and returns how many bytes it added; it is called again until it adds none.
+ */
+export function writeFileAtomic(path: string, content: string | Buffer, beforeRename?: (fd: number) => number): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = join(dir, `${tempPrefix(path)}${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(tmp, "wx", 0o644);
   try {
     try {
       writeAll(fd, typeof content === "string" ? Buffer.from(content, "utf8") : content);
       fsyncSync(fd);
+      // the slow fsync is done: what beforeRename adds now is synced again, until it adds nothing
+      while (beforeRename && beforeRename(fd) > 0) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -71,6 +88,34 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
+/**
+ * The file a session path names: symlinks followed (also a link to a file not made yet), so a
+ * lock and a rewrite act on the real file. Any other path is returned resolved.
+ */
+export function sessionTarget(path: string): string {
+  let current = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      if (!lstatSync(current).isSymbolicLink()) break;
+      link = readlinkSync(current);
+    } catch {
+      break; // missing: a new file at this path
+    }
+    current = resolve(dirname(current), link);
+  }
+  try {
+    return join(realpathSync(dirname(current)), basename(current));
+  } catch {
+    return current;
+  }
+}
+
+/** An error with a one-line message about a session file that bonsai refuses to write. */
+export class UnwritableSessionError extends Error {
+  override name = "UnwritableSessionError";
+}
+
 /** A session file open for writing by this process. */
 export class SessionFileWriter {
   private fd: number | undefined;
@@ -78,6 +123,10 @@ export class SessionFileWriter {
   /** the file does not end in a newline (a torn or unterminated last line): start appends on a new line */
   private needsNewline: boolean;
   private closed = false;
+  /** the file the path names (symlinks followed): what is locked, appended to and rewritten */
+  readonly target: string;
+  /** bytes of the file that the session has read (or written in a rewrite); later bytes may be another program's */
+  private readTo = 0;
 
   constructor(
     readonly path: string,
@@ -85,11 +134,28 @@ export class SessionFileWriter {
   ) {
     this.needsNewline = options.endsWithNewline === false;
     this.fsyncEachAppend = options.fsyncEachAppend ?? false;
+    this.target = sessionTarget(path);
+    try {
+      const links = statSync(this.target).nlink;
+      if (links > 1) {
+        throw new UnwritableSessionError(
+          `${path}: has ${links} hard links, so bonsai does not write it (their names cannot share one lock, and a rewrite would split them); write a copy (bonsai copy) or open it read-only`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof UnwritableSessionError) throw error;
+      // no file yet
+    }
     if (options.lock !== false) {
       // The lock file lives next to the session, so its directory must exist before the first append.
-      mkdirSync(dirname(path), { recursive: true });
-      this.lock = acquireLock(path);
+      mkdirSync(dirname(this.target), { recursive: true });
+      this.lock = acquireLock(this.target);
     }
+  }
+
+  /** How many bytes of the file the session was read from: later lines are carried over by a rewrite. */
+  setReadSize(bytes: number): void {
+    this.readTo = bytes;
   }
 
   private readonly fsyncEachAppend: boolean;
@@ -97,7 +163,7 @@ export class SessionFileWriter {
   private openFd(): number {
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, "a", 0o644);
+      this.fd = openSync(this.target, "a", 0o644);
     }
     return this.fd;
   }
@@ -116,15 +182,60 @@ export class SessionFileWriter {
     const fd = this.openFd();
     const data = Buffer.from(this.needsNewline ? `\n${text}` : text, "utf8");
     writeAll(fd, data);
+    // The session's own lines, when nothing else reached the file before or after them (the size
+    // is then exactly one write more): a rewrite need not look at them again.
+    if (fstatSync(fd).size === this.readTo + data.length) this.readTo += data.length;
     this.needsNewline = false;
     if (this.fsyncEachAppend) fsyncSync(fd);
   }
 
-  /** Replaces the whole file atomically and continues appending to the new file. */
-  rewrite(text: string): void {
+  /**
+   * Replaces the whole file atomically and continues appending to the new file. `ids` are the
+   * entry ids `text` holds: lines that reached the file since it was read and hold another id
+   * (or none) were written by another program, and are carried over, until the file stops growing.
+   */
+  rewrite(text: string, ids: ReadonlySet<string> = new Set()): void {
     this.checkOpen();
     this.closeFd();
-    writeFileAtomic(this.path, text);
+    const content = Buffer.from(text, "utf8");
+    let old: number | undefined;
+    try {
+      old = openSync(this.target, "r");
+    } catch {
+      // no file yet: nobody else can have written to it
+    }
+    try {
+      let scanned = this.readTo;
+      let renamed = false;
+      const carry = (to: number) => {
+        const now = fstatSync(old!);
+        if (now.size < scanned || (!renamed && statSync(this.target).ino !== now.ino)) {
+          throw new Error(`${this.path}: was replaced or cut short by another program while bonsai rewrote it; nothing was changed, open it again`);
+        }
+        const carried = carryForeignLines(old!, scanned, ids, to, content.length > 0 && content[content.length - 1] !== 0x0a);
+        scanned = carried.read;
+        return carried.written;
+      };
+      writeFileAtomic(this.target, content, old === undefined ? undefined : carry);
+      renamed = true;
+      if (old !== undefined) {
+        // A program that opened the old file just before the rename writes to it after: its
+        // lines are appended to the new file, on a second look a moment later too.
+        for (const wait of [0, 2]) {
+          pause(wait);
+          const to = openSync(this.target, "a");
+          try {
+            carry(to);
+          } finally {
+            closeSync(to);
+          }
+        }
+      }
+    } finally {
+      if (old !== undefined) closeSync(old);
+    }
+    // Carried lines are not in the session's entries: the next rewrite must find them again.
+    this.readTo = content.length;
     this.needsNewline = false;
   }
 
@@ -154,4 +265,56 @@ export class SessionFileWriter {
       this.lock = undefined;
     }
   }
+}
+
+/** The id a session line declares near its start (`"id":"…"`), without parsing the line. */
+export function lineId(line: string): string | undefined {
+  const at = line.indexOf('"id":"');
+  if (at === -1 || at > 200) return undefined;
+  const end = line.indexOf('"', at + 6);
+  return end === -1 ? undefined : line.slice(at + 6, end);
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Appends to `to` the lines that the file open as `from` gained after byte `start` and that `ids`
+ * does not hold, again while it keeps growing; a line still being written (no newline yet) is
+ * waited for up to ~100 ms. Returns the bytes written and how far the file was read.
+ */
+function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean): { written: number; read: number } {
+  let read = start;
+  let written = 0;
+  for (let waits = 0; ; ) {
+    const size = fstatSync(from).size;
+    if (size <= read) return { written, read };
+    const tail = readRange(from, read, size);
+    if (tail[tail.length - 1] !== 0x0a && waits < 20) {
+      waits++; // a line is being written: give its writer a moment to finish it
+      pause(5);
+      continue;
+    }
+    waits = 0;
+    const foreign = tail
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !ids.has(lineId(line) ?? "\0"));
+    if (foreign.length > 0) {
+      const data = Buffer.from(`${needsNewline && written === 0 ? "\n" : ""}${foreign.join("\n")}\n`, "utf8");
+      writeAll(to, data);
+      written += data.length;
+    }
+    read = size;
+  }
+}
+
+function readRange(fd: number, start: number, end: number): Buffer {
+  const bytes = Buffer.alloc(end - start);
+  let done = 0;
+  while (done < bytes.length) {
+    const n = readSync(fd, bytes, done, bytes.length - done, start + done);
+    if (n === 0) return bytes.subarray(0, done);
+    done += n;
+  }
+  return bytes;
 }

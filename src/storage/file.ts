@@ -7,10 +7,11 @@
 import { copyFileSync, existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { jsonlText } from "../format/lines.js";
 import { prunedArchivePath, readSidecar, sidecarArchive } from "./file-archive.js";
 import { readFileLines } from "./file-lines.js";
 import { listFileSessions } from "./file-list.js";
-import { SessionFileWriter } from "./file-writer.js";
+import { lineId, SessionFileWriter } from "./file-writer.js";
 import { backupStamp } from "./lines.js";
 import { SessionFileError } from "./load.js";
 import { READ_ENTRIES } from "./reads.js";
@@ -32,8 +33,6 @@ export const fileNamePart = (text: string, max: number): string => text.replace(
 export const sessionFileName = (header: { id: string; timestamp: string }) =>
   `${fileNamePart(header.timestamp.replace(/[:.]/g, "-"), 40)}_${fileNamePart(header.id, 160)}.jsonl`;
 
-const joinLines = (lines: readonly string[]) => (lines.length === 0 ? "" : `${lines.join("\n")}\n`);
-
 /** A session file open for writing; holds `<file>.lock` until close(). */
 export class FileBackend implements SessionBackend {
   readonly kind = "file" as const;
@@ -45,17 +44,22 @@ export class FileBackend implements SessionBackend {
   ) {}
 
   append(lines: readonly string[]): void {
-    if (lines.length > 0) this.writer.append(joinLines(lines));
+    if (lines.length > 0) this.writer.append(jsonlText(lines));
   }
 
   rewrite(lines: readonly string[]): void {
-    this.writer.rewrite(joinLines(lines));
+    const ids = new Set<string>();
+    for (const line of lines) {
+      const id = lineId(line);
+      if (id !== undefined) ids.add(id);
+    }
+    this.writer.rewrite(jsonlText(lines), ids);
   }
 
   backup(): string {
     this.writer.checkOpen();
-    const target = `${this.writer.path}.bak-${backupStamp()}`;
-    copyFileSync(this.writer.path, target);
+    const target = `${this.writer.target}.bak-${backupStamp()}`;
+    copyFileSync(this.writer.target, target);
     return target;
   }
 
@@ -103,6 +107,8 @@ export function openFile<T extends { endsWithNewline: boolean }>(
       // an empty file holds nothing to lose: a new session starts in it, under the lock
       if (!(error instanceof SessionFileError && error.code === "EMPTY") || (options.mustExist && !writer)) throw error;
     }
+    // every read here reports the bytes it read (LoadedSession.size), which later rewrites start from
+    writer?.setReadSize((loaded as { size?: number } | undefined)?.size ?? 0);
     const backend = writer ? new FileBackend(writer) : undefined;
     if (backend && loaded && !loaded.endsWithNewline) backend.markUnterminated();
     return { loaded, backend };

@@ -1,0 +1,120 @@
+/**
+ * Rewrites against other writers (src/storage/file-writer.ts): a session reached through a
+ * symlink is locked at the file it names, a hard-linked file is not written, and lines another
+ * program appended (pi takes no lock) survive a rewrite.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { linkSync, lstatSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { SessionManager } from "../../src/session/manager.js";
+import { SessionLockedError } from "../../src/storage/lock.js";
+import { ROOT } from "../helpers/cli.js";
+import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
+
+const temp = tempDir();
+after(temp.cleanup);
+
+/** A session file with `n` user messages, closed. */
+function session(name: string, n = 3): string {
+  const file = join(temp.dir, name);
+  const s = SessionManager.open(file);
+  for (let i = 0; i < n; i++) s.appendMessage(userMsg(`message ${i}`));
+  void s.close();
+  return file;
+}
+
+const ids = (file: string): string[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l).id as string);
+
+describe("symlinks and hard links", () => {
+  it("a writer through a symlink locks the real file: a second writer on the real path is refused", async () => {
+    const real = session("real.jsonl");
+    const link = join(temp.dir, "link.jsonl");
+    symlinkSync(real, link);
+    const viaLink = SessionManager.open(link);
+    try {
+      assert.throws(() => SessionManager.open(real), SessionLockedError);
+    } finally {
+      await viaLink.close();
+    }
+    const viaReal = SessionManager.open(real);
+    try {
+      assert.throws(() => SessionManager.open(link), SessionLockedError);
+    } finally {
+      await viaReal.close();
+    }
+  });
+
+  it("a rewrite through a symlink replaces the file it points to and keeps the link", async () => {
+    const real = session("target.jsonl");
+    const link = join(temp.dir, "named.jsonl");
+    symlinkSync(real, link);
+    const s = SessionManager.open(link);
+    s.appendSessionInfo("renamed"); // names the header: a rewrite
+    s.appendMessage(userMsg("after the rewrite"));
+    await s.close();
+    assert.ok(lstatSync(link).isSymbolicLink(), "still a symlink");
+    assert.equal(readlinkSync(link), real);
+    const text = readFileSync(real, "utf8");
+    assert.match(text, /after the rewrite/);
+    assert.match(text.split("\n")[0], /renamed/);
+  });
+
+  it("a file with more than one hard link is not opened for writing, and reads still work", () => {
+    const real = session("hard.jsonl");
+    const other = join(temp.dir, "hard-other.jsonl");
+    linkSync(real, other);
+    assert.throws(() => SessionManager.open(other), /has 2 hard links, so bonsai does not write it/);
+    const reader = SessionManager.open(other, { readOnly: true });
+    assert.equal(reader.buildSessionContext().messages.length, 3);
+    void reader.close();
+  });
+});
+
+describe("a rewrite while another program appends", () => {
+  it("keeps the lines the reference appended by path after bonsai read the file", async () => {
+    const file = session("shared.jsonl", 2);
+    const ours = SessionManager.open(file);
+    const reference = (await import("@mariozechner/pi-coding-agent")) as unknown as {
+      SessionManager: { open(path: string): { appendMessage(m: unknown): string } };
+    };
+    const theirs = reference.SessionManager.open(file);
+    // pi writes its entries once the first assistant message exists
+    const added = [theirs.appendMessage(userMsg("from pi")), theirs.appendMessage(assistantMsg("pi's answer"))];
+    ours.appendMessage(userMsg("from bonsai"));
+    ours.appendSessionInfo("rewritten"); // a rewrite of the whole file
+    await ours.close();
+    const after = ids(file);
+    for (const id of added) assert.equal(after.filter((x) => x === id).length, 1, `pi's entry ${id} is kept once`);
+    assert.match(readFileSync(file, "utf8").split("\n")[0], /rewritten/);
+  });
+
+  it("loses no line of a process that appends without a lock during several rewrites", async () => {
+    const file = session("busy.jsonl", 1);
+    const ours = SessionManager.open(file);
+    const count = 300;
+    // another program: appends entries by path, as pi does, one line per write
+    const script = `const fs = require("node:fs");
+for (let i = 0; i < ${count}; i++) {
+  fs.appendFileSync(${JSON.stringify(file)}, JSON.stringify({ type: "custom", customType: "other", id: "other-" + i, parentId: null, timestamp: new Date().toISOString(), data: { i } }) + "\\n");
+  const until = Date.now() + 1; while (Date.now() < until) {}
+}`;
+    const child = spawn(process.execPath, ["-e", script], { cwd: ROOT, stdio: "inherit" });
+    const done = new Promise((resolve) => child.on("exit", resolve));
+    for (let round = 0; round < 20; round++) {
+      ours.appendSessionInfo(`round ${round}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await done;
+    ours.appendSessionInfo("last");
+    await ours.close();
+    const others = ids(file).filter((id) => id.startsWith("other-"));
+    assert.equal(new Set(others).size, count, "every line of the other program is there");
+    assert.equal(others.length, count, "and none twice");
+  });
+});
