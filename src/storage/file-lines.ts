@@ -26,7 +26,7 @@ export function readFileLines(path: string): StoredLines {
     lineNo++;
     const bytes = data.subarray(start, end);
     if (!isUtf8(bytes)) {
-      throw new SessionFileError("UNREADABLE", file, "holds bytes that are not UTF-8; open it with bonsai and rewrite it (bonsai migrate) before copying", lineNo);
+      throw new SessionFileError("UNREADABLE", file, "holds bytes that are not UTF-8, which no store keeps exactly (lines are text); fix or remove that line (`bonsai info` lists it), or copy the file as it is with cp", lineNo);
     }
     const text = bytes.toString("utf8");
     if (!terminated && !isJson(text)) return { lines, tornTail: { line: lineNo, bytes: bytes.length } };

@@ -16,6 +16,7 @@ import {
   mkdirSync,
   openSync,
   readlinkSync,
+  readdirSync,
   readSync,
   realpathSync,
   renameSync,
@@ -150,6 +151,7 @@ export class SessionFileWriter {
       // The lock file lives next to the session, so its directory must exist before the first append.
       mkdirSync(dirname(this.target), { recursive: true });
       this.lock = acquireLock(this.target);
+      removeStaleTemps(this.target);
     }
   }
 
@@ -263,6 +265,30 @@ export class SessionFileWriter {
       this.closeFd();
       this.lock?.release();
       this.lock = undefined;
+    }
+  }
+}
+
+/**
+ * Removes the temporary files a rewrite of `path` left when its process was killed before the
+ * rename (`.<name>.<12 hex>.tmp`). Called with the writer lock held: no live writer of this
+ * session can be using one.
+ */
+export function removeStaleTemps(path: string): void {
+  const dir = dirname(path);
+  const prefix = tempPrefix(path);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // gone already, or not ours to remove
     }
   }
 }

@@ -130,7 +130,13 @@ class SessionReader {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      if (!this.header) {
+      if (!this.header && text.startsWith("\uFEFF")) {
+        // invisible in the JSON error: name it, and how to remove it
+        this.headerProblem = {
+          line: line.lineNo,
+          reason: "starts with a UTF-8 byte order mark (bytes EF BB BF), which session files never have; remove those 3 bytes (e.g. `sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`) and open it again",
+        };
+      } else if (!this.header) {
         this.headerProblem = { line: line.lineNo, reason: `not a session file: the first line is not JSON (${jsonReason(error)})` };
       } else if (!line.terminated) {
         this.issue("torn-tail", line.lineNo, `last line is incomplete (${line.end - line.start} bytes, likely a torn write); skipped, the next append starts on a new line`);

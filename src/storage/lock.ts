@@ -6,6 +6,9 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
+import { basename } from "node:path";
+import { errorText } from "../util/error-text.js";
+import { SessionFileError } from "./load.js";
 
 export interface LockOwner {
   pid: number;
@@ -111,7 +114,15 @@ export function acquireLock(sessionPath: string): FileLock {
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") {
+        // a folder bonsai may not write to, a read-only disk: one line about the session, not the lock file
+        throw new SessionFileError(
+          "UNREADABLE",
+          sessionPath,
+          `cannot take the writer lock ${basename(lockPath)} (${code ?? errorText(error)}: ${code === "EACCES" || code === "EPERM" ? "no permission to create files in its folder" : code === "EROFS" ? "read-only file system" : errorText(error)}); open it read-only, or fix the folder's permissions`,
+        );
+      }
     }
     const owner = readOwner(lockPath);
     const stale = owner ? owner.host === me.host && !isProcessAlive(owner.pid) : false;
