@@ -1,9 +1,10 @@
 /** What `bonsai ls` shows for a directory of session files, read without parsing whole sessions. */
-import { readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SessionFileError } from "./load.js";
 import { forEachFileLine } from "./read-lines.js";
 import type { SessionSummary } from "./types.js";
+import { errorText } from "../util/error-text.js";
 
 const SESSION_INFO = Buffer.from('"session_info"');
 
@@ -54,7 +55,7 @@ export function summarizeFile(path: string): SessionSummary | undefined {
  * working directory), most recently written first. Sidecars (`.pruned.jsonl`) and files that do
  * not start with a session header are left out.
  */
-export function listFileSessions(dir: string): SessionSummary[] {
+export function listFileSessions(dir: string, onWarning: (message: string) => void = () => {}): SessionSummary[] {
   const root = resolve(dir);
   const stat = statSync(root, { throwIfNoEntry: false });
   if (!stat) throw new SessionFileError("NOT_FOUND", root, "no such directory");
@@ -65,7 +66,16 @@ export function listFileSessions(dir: string): SessionSummary[] {
   }
   const found: SessionSummary[] = [];
   const walk = (d: string, depth: number) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch (error) {
+      if (d === root) throw error;
+      // one folder bonsai may not read must not hide the sessions in all the others
+      onWarning(`${d}: cannot read this folder (${(error as NodeJS.ErrnoException).code ?? errorText(error)}); its sessions are not listed`);
+      return;
+    }
+    for (const entry of entries) {
       if (entry.name.startsWith(".")) continue;
       const path = join(d, entry.name);
       if (entry.isDirectory() && depth < 3) walk(path, depth + 1);

@@ -154,7 +154,7 @@ export const FILE_STORE: Store<"file"> = {
 
   open: async (location, read, options) => openFile(location.path, read, options),
   openSync: (location, read, options) => openFile(location.path, read, options),
-  list: async (store) => listFileSessions(store.path),
+  list: async (store, onWarning) => listFileSessions(store.path, onWarning),
   async readLines(location) {
     try {
       return readFileLines(location.path);

@@ -24,9 +24,9 @@ export function openSessionAtSync(location: string | StoreLocation, options: Ope
 }
 
 /** The sessions a store holds (a directory of files, a SQLite file, a PostgreSQL database). */
-export async function listSessionsAt(store: string | StoreLocation): Promise<SessionSummary[]> {
+export async function listSessionsAt(store: string | StoreLocation, options: { onWarning?: (message: string) => void } = {}): Promise<SessionSummary[]> {
   const where = asLocation(store);
-  return storeOf(where).list(where);
+  return storeOf(where).list(where, options.onWarning);
 }
 
 /** A session's lines exactly as stored; undefined when there is no such session. */

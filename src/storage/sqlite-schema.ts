@@ -7,9 +7,10 @@
  * (one writer per session, sqlite-leases.ts) and `pruned` (archives of pruned tool output,
  * sqlite-archive.ts).
  */
-import { mkdirSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { fragment } from "./database.js";
 import { StoreVersionError } from "./types.js";
@@ -83,14 +84,15 @@ export function sqliteDriverError(where: string, error: unknown): Error | undefi
 }
 
 /** Opens (creating when allowed) a bonsai SQLite database, upgrading its schema when it is older. */
-export function openSqliteDatabase(path: string, options: { mustExist?: boolean } = {}): Database {
+export function openSqliteDatabase(path: string, options: { mustExist?: boolean; readOnly?: boolean } = {}): Database {
   const file = resolve(path);
   const where = sqliteLocation(path);
-  if (!options.mustExist) mkdirSync(dirname(file), { recursive: true });
+  const mustExist = options.mustExist === true || options.readOnly === true;
+  if (!mustExist) mkdirSync(dirname(file), { recursive: true });
   let db: Database;
   try {
     const Driver = sqliteDriver();
-    db = new Driver(file, { fileMustExist: options.mustExist === true });
+    db = new Driver(file, { fileMustExist: mustExist, readonly: options.readOnly === true });
   } catch (error) {
     const driverError = sqliteDriverError(where, error);
     if (driverError) throw driverError;
@@ -99,6 +101,17 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean 
   }
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (options.readOnly) {
+      // a reader changes nothing: no WAL switch, no schema made or upgraded, only checked
+      try {
+        checkSchemaForReading(db, where);
+      } catch (error) {
+        if (!String((error as { code?: string }).code).startsWith("SQLITE_READONLY")) throw error;
+        db.close();
+        return openSnapshot(file, where);
+      }
+      return db;
+    }
     enableWal(db, where);
     db.pragma("synchronous = NORMAL");
     ensureSchema(db, where);
@@ -110,9 +123,36 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean 
   }
 }
 
-/** Runs `read` on the database at `path` (which must exist), closing it after. */
+/**
+ * A WAL database can be read only where SQLite may create its `-shm` file: beside the database.
+ * For a store in a folder this user cannot write, the database (and its `-wal`, if any) is copied
+ * to a private temp folder and read there, the copy unlinked once open: the store is never touched.
+ */
+function openSnapshot(file: string, where: string): Database {
+  const dir = mkdtempSync(join(tmpdir(), "bonsai-sqlite-"));
+  try {
+    const copy = join(dir, "snapshot.db");
+    copyFileSync(file, copy);
+    chmodSync(copy, 0o600); // the mode came along with the bytes
+    if (existsSync(`${file}-wal`)) {
+      copyFileSync(`${file}-wal`, `${copy}-wal`);
+      chmodSync(`${copy}-wal`, 0o600);
+    }
+    const Driver = sqliteDriver();
+    const writable = new Driver(copy);
+    writable.pragma("journal_mode = DELETE"); // folds the WAL in: the copy then needs no other file
+    writable.close();
+    const db = new Driver(copy, { readonly: true, fileMustExist: true });
+    checkSchemaForReading(db, where);
+    return db;
+  } finally {
+    rmSync(dir, { recursive: true, force: true }); // an open database keeps its file until closed
+  }
+}
+
+/** Runs `read` on the database at `path` (which must exist), opened read-only, closing it after. */
 export function withSqliteDatabase<T>(path: string, read: (db: Database) => T): T {
-  const db = openSqliteDatabase(path, { mustExist: true });
+  const db = openSqliteDatabase(path, { readOnly: true });
   try {
     return read(db);
   } finally {
@@ -145,6 +185,19 @@ function schemaVersion(db: Database): number | undefined {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bonsai_meta'").get();
   if (!hasMeta) return undefined;
   return (db.prepare("SELECT version FROM bonsai_meta WHERE id = 1").pluck().get() as number | undefined) ?? 0;
+}
+
+/** What a read-only open accepts: a bonsai store of this schema version (an older one is upgraded by the first writer). */
+function checkSchemaForReading(db: Database, where: string): void {
+  const seen = schemaVersion(db);
+  if (seen === undefined) {
+    const empty = (db.prepare("SELECT count(*) FROM sqlite_master").pluck().get() as number) === 0;
+    throw new Error(empty ? `${where}: holds no bonsai sessions yet (an empty database)` : `${where}: not a bonsai store (it holds other tables); use a new database file`);
+  }
+  if (seen > SQLITE_SCHEMA_VERSION) throw new StoreVersionError(where, seen, SQLITE_SCHEMA_VERSION);
+  if (seen < SQLITE_SCHEMA_VERSION) {
+    throw new Error(`${where}: written by an older bonsai (schema ${seen}, this one reads ${SQLITE_SCHEMA_VERSION}); open a session in it for writing once to upgrade it`);
+  }
 }
 
 function ensureSchema(db: Database, where: string): void {

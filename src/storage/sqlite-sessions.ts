@@ -65,7 +65,7 @@ export function openSqliteSession<T extends { endsWithNewline: boolean }>(
   options: OpenSessionOptions = {},
 ): OpenedSession<T> {
   const location = sqliteLocation(path, id);
-  const db = openSqliteDatabase(path, { mustExist: options.readOnly === true });
+  const db = openSqliteDatabase(path, { mustExist: options.mustExist === true, readOnly: options.readOnly === true });
   try {
     if (options.readOnly) {
       // one statement: a consistent snapshot even while a writer appends

@@ -219,7 +219,8 @@ export interface Store<K extends StoreKind = StoreKind> {
   /** The same without waiting; a store that can only open asynchronously (PostgreSQL) throws LocationError. */
   openSync<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, read: SessionRead<T>, options?: OpenSessionOptions): OpenedSession<T>;
   /** The sessions the store holds, most recently written first. */
-  list(store: LocationOf<K>): Promise<SessionSummary[]>;
+  /** `onWarning` hears what could not be read and was left out (an unreadable folder) */
+  list(store: LocationOf<K>, onWarning?: (message: string) => void): Promise<SessionSummary[]>;
   /** A session's lines exactly as stored, read without the lease; undefined when there is no such session. */
   readLines(location: LocationOf<K>): Promise<StoredLines | undefined>;
   /** Refuses lines the store cannot keep as they are (a database: a newline or a NUL inside a line) before anything is written. */

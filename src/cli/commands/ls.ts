@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { listSessionsAt } from "../../storage/open.js";
 import type { SessionSummary } from "../../storage/types.js";
-import { type Colors, colors, formatBytes, formatCount, oneLine, print, printJson, runAction } from "../output.js";
+import { type Colors, colors, formatBytes, formatCount, oneLine, print, printJson, runAction, warn } from "../output.js";
 
 /** "2026-01-01 12:00" in UTC: sortable, and the same on every machine. */
 const shortTime = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "-");
@@ -35,7 +35,7 @@ export function register(program: Command): void {
     .option("--json", "print stable JSON: [{id, location, title, cwd, created, updated, bytes, entryCount}], newest first")
     .action(
       runAction(async (store: string, options: { json?: boolean }) => {
-        const sessions = await listSessionsAt(store);
+        const sessions = await listSessionsAt(store, { onWarning: warn });
         if (options.json) printJson(sessions);
         else print(formatSessions(store, sessions, colors()));
       }),
