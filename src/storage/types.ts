@@ -218,8 +218,7 @@ export interface Store<K extends StoreKind = StoreKind> {
   open<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, read: SessionRead<T>, options?: OpenSessionOptions): Promise<OpenedSession<T>>;
   /** The same without waiting; a store that can only open asynchronously (PostgreSQL) throws LocationError. */
   openSync<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, read: SessionRead<T>, options?: OpenSessionOptions): OpenedSession<T>;
-  /** The sessions the store holds, most recently written first. */
-  /** `onWarning` hears what could not be read and was left out (an unreadable folder) */
+  /** The sessions the store holds, most recently written first; `onWarning` hears what could not be read and was left out (an unreadable folder). */
   list(store: LocationOf<K>, onWarning?: (message: string) => void): Promise<SessionSummary[]>;
   /** A session's lines exactly as stored, read without the lease; undefined when there is no such session. */
   readLines(location: LocationOf<K>): Promise<StoredLines | undefined>;
