@@ -26,6 +26,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
+import { forEachBufferLine, jsonlText } from "../format/lines.js";
 import { acquireLock, type FileLock } from "./lock.js";
 
 export interface AppendOptions {
@@ -321,12 +322,13 @@ function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>
       continue;
     }
     waits = 0;
-    const foreign = tail
-      .toString("utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "" && !ids.has(lineId(line) ?? "\0"));
+    const foreign: string[] = [];
+    forEachBufferLine(tail, (line) => {
+      const text = line.bytes.toString("utf8");
+      if (text.trim() !== "" && !ids.has(lineId(text) ?? "\0")) foreign.push(text);
+    });
     if (foreign.length > 0) {
-      const data = Buffer.from(`${needsNewline && written === 0 ? "\n" : ""}${foreign.join("\n")}\n`, "utf8");
+      const data = Buffer.from(`${needsNewline && written === 0 ? "\n" : ""}${jsonlText(foreign)}`, "utf8");
       writeAll(to, data);
       written += data.length;
     }
