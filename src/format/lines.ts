@@ -18,6 +18,27 @@ export const jsonlText = (lines: readonly string[]): string => (lines.length ===
 /** Values as JSONL text, one line each. */
 export const toJsonl = (values: readonly unknown[]): string => jsonlText(toJsonLines(values));
 
+/** Lines as the JSONL bytes a file holds (jsonlText encoded), in one allocation. */
+export function jsonlBytes(lines: readonly string[]): Buffer {
+  let size = 0;
+  for (const line of lines) size += Buffer.byteLength(line, "utf8") + 1;
+  const data = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const line of lines) {
+    at += data.write(line, at, "utf8");
+    data[at++] = 0x0a;
+  }
+  return data;
+}
+
+/** The id a session line declares near its start (`"id":"…"`), without parsing the line. */
+export function lineId(line: string): string | undefined {
+  const at = line.indexOf('"id":"');
+  if (at === -1 || at > 200) return undefined;
+  const end = line.indexOf('"', at + 6);
+  return end === -1 ? undefined : line.slice(at + 6, end);
+}
+
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 const CHUNK_SIZE = 1 << 20;

@@ -10,6 +10,7 @@ import type { ImageContent, TextContent, ToolResultMessage } from "../format/mes
 import { contextFromPath, contextSegments } from "../format/context.js";
 import type { SessionManager } from "../session/manager.js";
 import type { SessionEntry } from "../format/entry-types.js";
+import { validateEntry } from "../format/validate.js";
 import { prunedArchivePath, readSidecar } from "../storage/archive.js";
 import { toJsonLines } from "../format/lines.js";
 import type { StoreArchive, StoredLines } from "../storage/types.js";
@@ -29,6 +30,12 @@ export interface PrunedRecord {
   tokens: number;
   /** the original content */
   content: (TextContent | ImageContent)[];
+  /**
+   * The entry's whole line as it was stored, when serializing the entry does not give that line
+   * back (numbers beyond a double, escapes, spacing, key order: docs/ARCHITECTURE.md, storage
+   * decisions); restoring then puts the line back byte for byte.
+   */
+  line?: string;
 }
 
 /**
@@ -117,14 +124,20 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
   // Replacing a message by itself changes nothing but throws for a read-only session: refuse
   // before anything is archived.
   for (const { candidate, message } of originals) session.replaceMessage(candidate.entryId, message);
-  const records: PrunedRecord[] = originals.map(({ candidate, message }) => ({
-    entryId: candidate.entryId,
-    prunedAt,
-    toolName: message.toolName,
-    toolCallId: message.toolCallId,
-    tokens: candidate.tokens,
-    content: message.content,
-  }));
+  const stored = session.getStoredLines(originals.map(({ candidate }) => candidate.entryId));
+  const records: PrunedRecord[] = originals.map(({ candidate, message }, i) => {
+    const line = stored[i];
+    return {
+      entryId: candidate.entryId,
+      prunedAt,
+      toolName: message.toolName,
+      toolCallId: message.toolCallId,
+      tokens: candidate.tokens,
+      content: message.content,
+      // most lines are what JSON.stringify writes, and restoring the content rebuilds them
+      ...(line !== undefined && line !== JSON.stringify(entries[candidate.index]) ? { line } : {}),
+    };
+  });
   const archive = archiveOf(session);
   if (archive) {
     archive.append(toJsonLines(records));
@@ -153,18 +166,42 @@ function archiveOf(session: SessionManager): StoreArchive | undefined {
   return archive;
 }
 
+/** A message swap; `line` is the line to store the entry as (an archived original), when there is one. */
+interface MessageChange {
+  entryId: string;
+  before: ToolResultMessage;
+  after: ToolResultMessage;
+  line?: string;
+}
+
 /** Swaps messages and rewrites the file; if the rewrite fails, memory goes back to match the file. */
-function replaceAndPersist(
-  session: SessionManager,
-  changes: readonly { entryId: string; before: ToolResultMessage; after: ToolResultMessage }[],
-): void {
-  for (const change of changes) session.replaceMessage(change.entryId, change.after);
+function replaceAndPersist(session: SessionManager, changes: readonly MessageChange[]): void {
+  for (const change of changes) session.replaceMessage(change.entryId, change.after, change.line);
   try {
     session.rewriteFile();
   } catch (error) {
     for (const change of changes) session.replaceMessage(change.entryId, change.before);
     throw error;
   }
+}
+
+/**
+ * The archived line of `record` and its message, when the record has one from the prune that
+ * made `pruned` (same prunedAt) and it is that tool result's line; else the content is restored.
+ */
+function originalLine(record: PrunedRecord, pruned: ToolResultMessage): { line: string; message: ToolResultMessage } | undefined {
+  // JSON may hold a newline between values, a session line may not
+  if (typeof record.line !== "string" || record.prunedAt !== pruned.prunedAt || record.line.includes("\n")) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(record.line);
+  } catch {
+    return undefined;
+  }
+  if (validateEntry(value, true)) return undefined;
+  const entry = value as SessionEntry;
+  if (entry.id !== record.entryId || entry.type !== "message" || entry.message.role !== "toolResult") return undefined;
+  return { line: record.line, message: entry.message };
 }
 
 export interface RestoreResult {
@@ -188,7 +225,7 @@ export function restorePrunedOutputs(
 
   const wanted = options.entryIds ?? [...latest.keys()];
   const result: RestoreResult = { restored: [], notRestored: [] };
-  const changes: { entryId: string; before: ToolResultMessage; after: ToolResultMessage }[] = [];
+  const changes: MessageChange[] = [];
   for (const entryId of wanted) {
     const entry = session.getEntry(entryId);
     const record = latest.get(entryId);
@@ -199,8 +236,9 @@ export function restorePrunedOutputs(
     } else if (!record) {
       result.notRestored.push({ entryId, reason: "no archived original" });
     } else {
+      const original = originalLine(record, entry.message);
       const { prunedAt: _pruned, ...rest } = entry.message;
-      changes.push({ entryId, before: entry.message, after: { ...rest, content: record.content } });
+      changes.push({ entryId, before: entry.message, after: original?.message ?? { ...rest, content: record.content }, line: original?.line });
       result.restored.push(entryId);
     }
   }

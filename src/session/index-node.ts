@@ -32,9 +32,14 @@ export class IndexNode implements DeferredBody {
     public role: string | undefined,
     /** the entry, once read; until then the line it is on */
     public entry: SessionEntry | undefined,
-    readonly line: number,
-    readonly offset: number,
-    readonly length: number,
+    /**
+     * Where the entry's line is in the store, as read (or as last rewritten): a body still in the
+     * file is read from there, and a rewrite copies the line from there while the entry is
+     * unchanged. Offset -1: no such line (a new entry, or one changed in memory; see TreeIndex).
+     */
+    public line: number,
+    public offset: number,
+    public length: number,
   ) {}
 }
 

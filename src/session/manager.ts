@@ -37,9 +37,12 @@ import type { FileEntry, MessageEntry, SessionEntry, SessionHeader, SessionInfoE
 export class SessionManager extends SessionView {
   /** the leaf was moved without an append; the file still implies the old one */
   private leafMoved = false;
+  /** the header as its line in the store says (the one read, or last rewritten): a rewrite copies that line while it is still this object */
+  private storedHeader: SessionHeader;
 
   private constructor(parts: SessionParts, options: OpenOptions = {}) {
     super(parts, options);
+    this.storedHeader = parts.header;
   }
 
   // ---------------------------------------------------------------- construction
@@ -122,10 +125,14 @@ export class SessionManager extends SessionView {
     return this.append(labelFields(targetId, label));
   }
 
-  /** Names the session: a session_info entry (pi) and the header title (oh-my-pi, a rewrite). */
+  /**
+   * Names the session: a session_info entry (pi) and the header title (oh-my-pi, a rewrite, in
+   * which only the header line changes). A title it already has rewrites nothing.
+   */
   appendSessionInfo(name: string): string {
     const trimmed = name.trim();
     const id = this.append<SessionInfoEntry>({ type: "session_info", name: trimmed });
+    if (trimmed ? this.header.title === trimmed : !("title" in this.header)) return id;
     if (trimmed) this.header = { ...this.header, title: trimmed };
     else {
       const { title: _dropped, ...rest } = this.header;
@@ -218,27 +225,35 @@ export class SessionManager extends SessionView {
 
   /**
    * Replaces the message of a message entry in memory (pruning and restoring tool output); the
-   * entry keeps its id, parent and place. Nothing is written: call rewriteFile() to persist.
+   * entry keeps its id, parent and place. Nothing is written: call rewriteFile() to persist. The
+   * rewrite serializes the entry, or writes `line` as its line when given: the line it was stored
+   * as before (see getStoredLines), which a restore puts back byte for byte.
    */
-  replaceMessage(entryId: string, message: AgentMessage): void {
+  replaceMessage(entryId: string, message: AgentMessage, line?: string): void {
     this.store.refuseIfReadOnly();
     const entry = this.read(() => this.index.get(entryId));
     if (!entry) throw new Error(`Entry ${entryId} not found`);
     if (entry.type !== "message") throw new Error(`Entry ${entryId} is a ${entry.type} entry, not a message`);
-    this.index.replaceMessage(entryId, message);
+    this.index.replaceMessage(entryId, message, line);
   }
 
   /**
-   * Rewrites the whole file from memory, atomically (after pruning or renaming). Lines that were
-   * skipped on load are not in memory, and bytes that were not UTF-8 were read as replacement
-   * characters, so in either case the original is kept as a backup first.
+   * Rewrites the whole file atomically (after pruning or renaming). Every line whose entry was
+   * not changed in memory (through replaceMessage; entries are never changed in place) is copied
+   * from the store byte for byte; only new and changed entries, and a changed header, are
+   * serialized (docs/ARCHITECTURE.md, storage decisions). Lines that were skipped on load are not
+   * in memory, and bytes that were not UTF-8 were read as replacement characters, so in either
+   * case the original is kept as a backup first.
    */
   rewriteFile(): void {
     if (!this.store.location) return;
-    this.store.requireWriter(); // refused before any body is read
-    // every body first: one found invalid adds a skipped line to the issues, and so a backup
-    const entries = this.read(() => this.index.entries);
-    this.store.rewrite(this.header, entries, this.issues.some((i) => i.skipped || i.kind === "invalid-utf8"));
+    this.store.requireWriter(); // refused before any line is read
+    // first: a body read here (where no stored lines were attached) and found invalid adds a
+    // skipped line to the issues, and so a backup
+    const lines = this.read(() => this.index.storedLines(this.header, this.header !== this.storedHeader));
+    this.store.rewrite(lines, this.issues.some((i) => i.skipped || i.kind === "invalid-utf8"));
+    this.index.rewritten(lines);
+    this.storedHeader = this.header;
   }
 
   /**

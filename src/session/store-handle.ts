@@ -94,11 +94,11 @@ export class StoreHandle {
     this.headerWritten = true;
   }
 
-  /** Replaces every line, after a backup of the old ones when `backupFirst` says so. */
-  rewrite(header: SessionHeader, entries: readonly SessionEntry[], backupFirst: boolean): void {
+  /** Replaces every line (the header's first), after a backup of the old ones when `backupFirst` says so. */
+  rewrite(lines: readonly string[], backupFirst: boolean): void {
     const writer = this.requireWriter();
     if (backupFirst) writer.backup();
-    writer.rewrite(toJsonLines([header, ...entries]));
+    writer.rewrite(lines);
     this.headerWritten = true;
   }
 

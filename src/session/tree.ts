@@ -8,13 +8,18 @@
  * path, worked out when it is added (index-node.ts), so the context of a leaf is built from the
  * entries after the latest compaction instead of a walk over the whole path, and the last one
  * built is remembered (context-memo.ts). The forest is built in forest.ts.
+ *
+ * Each entry also knows where its line is in the store (IndexNode.offset) for as long as the
+ * entry is what that line says, so a rewrite copies the line instead of serializing the entry
+ * (storedLines; docs/ARCHITECTURE.md, storage decisions).
  */
 import type { BodyReader } from "../storage/bodies.js";
+import type { LineSource, StoredRange } from "../storage/line-source.js";
 import { contextFromPath } from "../format/context.js";
 import { IdTable } from "./id-table.js";
 import { type PathProblem, pathToRoot } from "../format/path.js";
 import type { AgentMessage } from "../format/message-types.js";
-import type { SessionContext, SessionEntry, SessionTreeNode } from "../format/entry-types.js";
+import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import { ContextMemo } from "./context-memo.js";
 import { buildForest } from "./forest.js";
 import { childrenOf, IndexNode, relinkModels, sourcesModel } from "./index-node.js";
@@ -35,6 +40,15 @@ export class TreeIndex {
   private all: SessionEntry[] | undefined = [];
   private readonly bodies = new LazyBodies();
   private readonly memo = new ContextMemo(this.bodies);
+  /** where the lines are as read (or as last rewritten); undefined: every rewrite serializes */
+  private lines: LineSource | undefined;
+  /** where the header's line is in `lines` */
+  private headerLine: { line: number; offset: number; length: number } | undefined;
+  /**
+   * entries changed in memory since their line was written: the message then, where the line is,
+   * and the line to write instead of serializing the entry, when the change came with one
+   */
+  private readonly edits = new Map<IndexNode, { message: AgentMessage; offset: number; text?: string }>();
 
   constructor(entries: Iterable<SessionEntry> = []) {
     for (const entry of entries) this.add(entry);
@@ -84,14 +98,17 @@ export class TreeIndex {
     this.insert(entry, false);
   }
 
-  /** Adds an entry unless its id is indexed already (then returns false and changes nothing). For loaders. */
-  addIfNew(entry: SessionEntry): boolean {
-    return this.insert(entry, true);
+  /**
+   * Adds an entry unless its id is indexed already (then returns false and changes nothing), read
+   * from line `line` at `offset` for `length` bytes (offset -1: from no line). For loaders.
+   */
+  addIfNew(entry: SessionEntry, line = 0, offset = -1, length = 0): boolean {
+    return this.insert(entry, true, line, offset, length);
   }
 
-  private insert(entry: SessionEntry, refuseDuplicate: boolean): boolean {
+  private insert(entry: SessionEntry, refuseDuplicate: boolean, line = 0, offset = -1, length = 0): boolean {
     const role = entry.type === "message" ? entry.message?.role : undefined;
-    if (!this.link(new IndexNode(entry.id, entry.parentId, entry.type, role, entry, 0, -1, 0), refuseDuplicate)) return false;
+    if (!this.link(new IndexNode(entry.id, entry.parentId, entry.type, role, entry, line, offset, length), refuseDuplicate)) return false;
     this.all?.push(entry);
     if (entry.type === "label") {
       if (entry.label) this.labels.set(entry.targetId, entry.label);
@@ -114,6 +131,16 @@ export class TreeIndex {
   /** The reader for the bodies of deferred entries; the index closes it once every body is read. */
   attachBodies(bodies: BodyReader): void {
     this.bodies.attach(bodies);
+  }
+
+  /** Where the header's line is. For loaders. */
+  headerAt(line: number, offset: number, length: number): void {
+    this.headerLine = { line, offset, length };
+  }
+
+  /** Where the lines the entries were read from are, to copy unchanged ones into a rewrite. For loaders. */
+  attachLines(lines: LineSource): void {
+    this.lines = lines;
   }
 
   /** Indexes `node`; with `refuseDuplicate`, an id already indexed makes it return false and change nothing. */
@@ -214,20 +241,117 @@ export class TreeIndex {
 
   /**
    * Replaces the message of a message entry in memory (pruning and restoring tool output); the
-   * entry keeps its id, parent and place. What the index worked out from the old message follows:
-   * the remembered context is dropped, and when the role changes to or from assistant, the model
-   * of every entry below is worked out again (a rare, O(subtree) step).
+   * entry keeps its id, parent and place. A rewrite then serializes it, or writes `line` when
+   * given (the original line a restore puts back); put back the message it had, and its stored
+   * line is copied again. What the index worked out from the old message follows: the
+   * remembered context is dropped, and when the role changes to or from assistant, the model of
+   * every entry below is worked out again (a rare, O(subtree) step).
    */
-  replaceMessage(id: string, message: AgentMessage): void {
+  replaceMessage(id: string, message: AgentMessage, line?: string): void {
     const node = this.byId.get(id);
     const entry = node && this.bodies.entryOf(node);
     if (!node || entry?.type !== "message") throw new Error(`Entry ${id} is not a message entry of this session`);
+    let edit = this.edits.get(node);
+    if (!edit) {
+      // the stored line no longer says what the entry does: a rewrite serializes it (or writes `line`)
+      if (message !== entry.message) {
+        edit = { message: entry.message, offset: node.offset };
+        this.edits.set(node, edit);
+        node.offset = -1;
+      }
+    } else if (message === edit.message) {
+      // back to what its line says (a failed rewrite undone): the line is copied again
+      node.offset = edit.offset;
+      this.edits.delete(node);
+      edit = undefined;
+    }
+    if (edit) edit.text = line;
     entry.message = message;
     this.memo.forget();
     if (node.role === message.role) return;
     const wasAssistant = node.role === "assistant";
     node.role = message.role;
     if (node.rooted && (wasAssistant || message.role === "assistant")) relinkModels(node);
+  }
+
+  /**
+   * The session as lines for a rewrite of its store: the header, then every entry in file order.
+   * A line whose entry is unchanged since it was read is copied from the store byte for byte
+   * (docs/ARCHITECTURE.md, storage decisions), so numbers beyond a double, escapes, spacing, key
+   * order and keys written twice survive; only new and changed entries are serialized, and the
+   * header when `headerChanged`. Bodies still in the file are not read. Throws when the store no
+   * longer holds a line where it was read (another program changed it), before anything is written.
+   */
+  storedLines(header: SessionHeader, headerChanged: boolean): string[] {
+    const out = new Array<string>(this.nodes.length + 1);
+    const source = this.lines;
+    // without a source (a loader that did not attach one) every line is serialized, as it was read
+    if (!source) this.bodies.load(this.nodes);
+    const copied: StoredRange[] = [];
+    const at: number[] = [];
+    if (source && this.headerLine && !headerChanged) {
+      copied.push({ id: header.id, ...this.headerLine });
+      at.push(0);
+    } else out[0] = JSON.stringify(header);
+    for (let i = 0; i < this.nodes.length; i++) {
+      const node = this.nodes[i];
+      if (source && node.offset >= 0) {
+        copied.push(node);
+        at.push(i + 1);
+      } else out[i + 1] = (this.edits.size > 0 ? this.edits.get(node)?.text : undefined) ?? JSON.stringify(node.entry);
+    }
+    if (copied.length > 0) {
+      const texts = source!.texts(copied);
+      for (let k = 0; k < texts.length; k++) out[at[k]] = texts[k];
+    }
+    return out;
+  }
+
+  /**
+   * The line each entry of `ids` has in the store, for those unchanged since it was read or last
+   * rewritten (undefined for the others: new, changed, unknown, or no lines attached).
+   */
+  storedLinesOf(ids: readonly string[]): (string | undefined)[] {
+    const out = new Array<string | undefined>(ids.length).fill(undefined);
+    if (!this.lines) return out;
+    const found: IndexNode[] = [];
+    const at: number[] = [];
+    ids.forEach((id, i) => {
+      const node = this.byId.get(id);
+      if (node && node.offset >= 0) {
+        found.push(node);
+        at.push(i);
+      }
+    });
+    if (found.length > 0) {
+      const texts = this.lines.texts(found);
+      for (let k = 0; k < texts.length; k++) out[at[k]] = texts[k];
+    }
+    return out;
+  }
+
+  /**
+   * The store now holds `lines`, what storedLines gave: each line's place in them becomes its
+   * entry's, so the next rewrite copies from them too, and no entry counts as changed. Bodies
+   * still on disk are read from the new file from now on.
+   */
+  rewritten(lines: readonly string[]): void {
+    if (lines.length !== this.nodes.length + 1) throw new Error(`a rewrite of ${lines.length} lines does not match ${this.nodes.length} entries`);
+    this.edits.clear();
+    if (!this.lines) return;
+    this.lines = this.lines.rewritten(lines);
+    this.bodies.close(); // its descriptor is on the replaced file; the next read opens the new one
+    let offset = Buffer.byteLength(lines[0], "utf8");
+    this.headerLine = { line: 1, offset: 0, length: offset };
+    offset++;
+    for (let i = 0; i < this.nodes.length; i++) {
+      const node = this.nodes[i];
+      const length = Buffer.byteLength(lines[i + 1], "utf8");
+      node.line = i + 2;
+      node.offset = offset;
+      node.length = length;
+      offset += length + 1;
+    }
   }
 
   /** The forest of entries (see buildForest); every body is read first, in file order. */

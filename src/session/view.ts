@@ -4,7 +4,8 @@
  */
 import type { StoreArchive, StoreKind } from "../storage/types.js";
 import { InvalidBodyError } from "../storage/bodies.js";
-import { type LoadIssue, loadSessionIndex } from "../storage/load.js";
+import type { LoadIssue } from "../storage/load.js";
+import { loadFileIndex } from "../storage/reads.js";
 import { describePathProblem, type PathProblem } from "../format/path.js";
 import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import type { OpenOptions, SessionParts } from "./opening.js";
@@ -86,6 +87,14 @@ export class SessionView {
     return this.read(() => this.index.get(id));
   }
 
+  /**
+   * The lines entries have in the store, exactly (for those unchanged since they were read or
+   * last rewritten; undefined for new and changed ones, unknown ids, and sessions in memory).
+   */
+  getStoredLines(entryIds: readonly string[]): (string | undefined)[] {
+    return this.index.storedLinesOf(entryIds);
+  }
+
   getLeafId(): string | null {
     return this.leafId;
   }
@@ -148,7 +157,7 @@ export class SessionView {
     const file = this.getSessionFile();
     if (this.rereadInFull || file === undefined) return false;
     this.rereadInFull = true;
-    const loaded = loadSessionIndex(file, "parsed", new TreeIndex());
+    const loaded = loadFileIndex(file, "parsed", new TreeIndex());
     if (loaded.unmigrated) {
       loaded.index.close(); // an older format never leaves bodies on disk: not reached
       return false;

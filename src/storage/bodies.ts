@@ -176,30 +176,9 @@ export class BodyReader {
   /** Entries for `deferred`, in the same order. */
   read(deferred: readonly DeferredBody[]): SessionEntry[] {
     const out = new Array<SessionEntry>(deferred.length);
-    if (deferred.length === 0) return out;
-    const order = deferred.map((_, i) => i);
-    if (!isSortedByOffset(deferred)) order.sort((a, b) => deferred[a].offset - deferred[b].offset);
-    let buffer = Buffer.allocUnsafe(Math.min(WINDOW, spanOf(deferred, order)));
-    let i = 0;
-    while (i < order.length) {
-      const first = deferred[order[i]];
-      let end = first.offset + first.length;
-      let j = i;
-      while (j + 1 < order.length) {
-        const next = deferred[order[j + 1]];
-        if (next.offset - end > GAP || next.offset + next.length - first.offset > WINDOW) break;
-        end = Math.max(end, next.offset + next.length);
-        j++;
-      }
-      const size = end - first.offset;
-      if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
-      this.readExactly(buffer, size, first.offset);
-      for (let k = i; k <= j; k++) {
-        const d = deferred[order[k]];
-        out[order[k]] = this.parse(d, buffer.subarray(d.offset - first.offset, d.offset - first.offset + d.length));
-      }
-      i = j + 1;
-    }
+    readRanges(deferred, (buffer, size, position) => this.readExactly(buffer, size, position), (i, bytes) => {
+      out[i] = this.parse(deferred[i], bytes);
+    });
     return out;
   }
 
@@ -253,12 +232,55 @@ export class BodyReader {
   }
 }
 
-function isSortedByOffset(deferred: readonly DeferredBody[]): boolean {
+/** A line's place in a file (or in the bytes a database's rows were read as). */
+export interface ByteRange {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/**
+ * Hands `each` the bytes of every range (with its index in `ranges`), read through `readAt`:
+ * ranges close to each other are read in one go of at most WINDOW bytes (unless one line is
+ * larger), so a million lines cost a few hundred reads, not a million. The bytes are valid only
+ * during the call.
+ */
+export function readRanges(
+  ranges: readonly ByteRange[],
+  readAt: (buffer: Buffer, size: number, position: number) => void,
+  each: (index: number, bytes: Buffer) => void,
+): void {
+  if (ranges.length === 0) return;
+  const order = ranges.map((_, i) => i);
+  if (!isSortedByOffset(ranges)) order.sort((a, b) => ranges[a].offset - ranges[b].offset);
+  let buffer = Buffer.allocUnsafe(Math.min(WINDOW, spanOf(ranges, order)));
+  let i = 0;
+  while (i < order.length) {
+    const first = ranges[order[i]];
+    let end = first.offset + first.length;
+    let j = i;
+    while (j + 1 < order.length) {
+      const next = ranges[order[j + 1]];
+      if (next.offset - end > GAP || next.offset + next.length - first.offset > WINDOW) break;
+      end = Math.max(end, next.offset + next.length);
+      j++;
+    }
+    const size = end - first.offset;
+    if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
+    readAt(buffer, size, first.offset);
+    for (let k = i; k <= j; k++) {
+      const r = ranges[order[k]];
+      each(order[k], buffer.subarray(r.offset - first.offset, r.offset - first.offset + r.length));
+    }
+    i = j + 1;
+  }
+}
+
+function isSortedByOffset(deferred: readonly ByteRange[]): boolean {
   for (let i = 1; i < deferred.length; i++) if (deferred[i].offset < deferred[i - 1].offset) return false;
   return true;
 }
 
-function spanOf(deferred: readonly DeferredBody[], order: readonly number[]): number {
+function spanOf(deferred: readonly ByteRange[], order: readonly number[]): number {
   const first = deferred[order[0]];
   const last = deferred[order[order.length - 1]];
   return Math.max(first.length, last.offset + last.length - first.offset);

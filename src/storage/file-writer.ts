@@ -26,7 +26,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { forEachBufferLine, jsonlText } from "../format/lines.js";
+import { forEachBufferLine, jsonlText, lineId } from "../format/lines.js";
 import { acquireLock, type FileLock } from "./lock.js";
 
 export interface AppendOptions {
@@ -39,8 +39,8 @@ export function writeAll(fd: number, data: Buffer): void {
   while (written < data.length) written += writeSync(fd, data, written, data.length - written);
 }
 
-// the one JSONL serializer (format/lines.ts), where tests and tools have always found it
-export { toJsonl } from "../format/lines.js";
+// the one JSONL serializer (format/lines.ts), where tests and tools have always found it; and lineId, where file.ts finds it
+export { lineId, toJsonl } from "../format/lines.js";
 
 /** The prefix of bonsai's temporary files beside `path`; stale ones are removed on the next open. */
 export const tempPrefix = (path: string) => `.${basename(path)}.`;
@@ -292,14 +292,6 @@ export function removeStaleTemps(path: string): void {
       // gone already, or not ours to remove
     }
   }
-}
-
-/** The id a session line declares near its start (`"id":"…"`), without parsing the line. */
-export function lineId(line: string): string | undefined {
-  const at = line.indexOf('"id":"');
-  if (at === -1 || at > 200) return undefined;
-  const end = line.indexOf('"', at + 6);
-  return end === -1 ? undefined : line.slice(at + 6, end);
 }
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

@@ -3,6 +3,8 @@
  * for `bonsai ls` (title, cwd, size, count), turning stored lines back into a loaded session, and
  * the name a backup takes.
  */
+import { jsonlBytes } from "../format/lines.js";
+import { RowLines } from "./line-source.js";
 import { type EntrySink, type LoadedIndex, type LoadedSession, loadSessionText, loadTextIndex } from "./load.js";
 
 /** A backup's time suffix: the current time, safe in file names and session ids. */
@@ -101,23 +103,15 @@ export function checkStorableLines(lines: readonly string[], location: string): 
  * gets the same validation, issues and line numbers (line n is the n-th stored line).
  */
 export function loadLines(lines: readonly string[], location: string): LoadedSession {
-  return loadSessionText(joinBytes(lines), location);
+  return loadSessionText(jsonlBytes(lines), location);
 }
 
-/** The same into a tree index (every body parsed). */
+/**
+ * The same into a tree index (every body parsed), which keeps the rows: a rewrite copies the
+ * ones it does not change (line-source.ts).
+ */
 export function loadLinesIndex<Index extends EntrySink>(lines: readonly string[], location: string, index: Index): LoadedIndex<Index> {
-  return loadTextIndex(joinBytes(lines), location, index);
-}
-
-/** The lines as the JSONL bytes a file would hold. */
-function joinBytes(lines: readonly string[]): Buffer {
-  let size = 0;
-  for (const line of lines) size += Buffer.byteLength(line, "utf8") + 1;
-  const data = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const line of lines) {
-    at += data.write(line, at, "utf8");
-    data[at++] = 0x0a;
-  }
-  return data;
+  const loaded = loadTextIndex(jsonlBytes(lines), location, index);
+  index.attachLines?.(new RowLines(lines, location));
+  return loaded;
 }

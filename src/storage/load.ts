@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, statSync } from "node:fs";
 import { BodyReader, readMessagePrefix } from "./bodies.js";
+import type { LineSource } from "./line-source.js";
 import { finishesJsonObjects } from "../format/json-syntax.js";
 import { decodeRange, forEachBufferLine, isUtf8Range, type RawLine } from "../format/lines.js";
 import { forEachDescriptorLine } from "./read-lines.js";
@@ -81,12 +82,19 @@ export type BodyLoading = "eager" | "parsed" | "checked" | "trusted";
  * implements it, so storage reads into it without depending on it (docs/ARCHITECTURE.md, layers).
  */
 export interface EntrySink {
-  /** adds a parsed entry; false when its id is already there */
-  addIfNew(entry: SessionEntry): boolean;
+  /**
+   * adds a parsed entry, read from line `line` at byte `offset` for `length` bytes (where a
+   * rewrite copies it from while it is unchanged); false when its id is already there
+   */
+  addIfNew(entry: SessionEntry, line?: number, offset?: number, length?: number): boolean;
   /** adds an entry whose body stays in the file at `offset`, `length` bytes; false on a duplicate id */
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean;
   /** hands over the reader that fetches deferred bodies */
   attachBodies(bodies: BodyReader): void;
+  /** where the header's line is (a current file's only: an older one is migrated, every line rewritten) */
+  headerAt?(line: number, offset: number, length: number): void;
+  /** hands over where the lines are, so a rewrite copies the unchanged ones (line-source.ts) */
+  attachLines?(lines: LineSource): void;
 }
 
 /** Accumulates lines into a LoadedSession; shared by the file and the text entry points. */
@@ -155,6 +163,7 @@ class SessionReader {
       this.requireTreeFields = typeof this.header.version === "number" && this.header.version >= 2;
       const current = typeof this.header.version === "number" && this.header.version >= CURRENT_SESSION_VERSION;
       if (current) this.into = this.index;
+      this.into?.headerAt?.(line.lineNo, line.offset, line.end - line.start);
       this.fileEntries.push(this.header);
       if (!validUtf8) this.issue("invalid-utf8", line.lineNo, "header has bytes that are not UTF-8; read with replacement characters", false);
       return;
@@ -180,7 +189,7 @@ class SessionReader {
       const role = entry.type === "message" ? entry.message.role : undefined;
       added = this.into.addDeferred(entry.type, entry.id, entry.parentId, role, line.lineNo, line.offset, line.end - line.start);
       if (added) this.deferred++;
-    } else added = this.into.addIfNew(entry);
+    } else added = this.into.addIfNew(entry, line.lineNo, line.offset, line.end - line.start);
     if (!added) {
       this.duplicate(entry.id, line.lineNo);
       return;

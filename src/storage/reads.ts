@@ -6,6 +6,7 @@
  */
 import { loadLines, loadLinesIndex } from "./lines.js";
 import { type BodyLoading, type EntrySink, type LoadedIndex, type LoadedSession, loadSessionFile, loadSessionIndex } from "./load.js";
+import { FileLines } from "./line-source.js";
 import type { SessionRead } from "./types.js";
 
 /** Every entry, parsed and validated, in memory. */
@@ -17,7 +18,17 @@ export const READ_ENTRIES: SessionRead<LoadedSession> = {
 /** Into `index` (a TreeIndex): a file's message bodies loaded as `bodies` says; a database's rows in full. */
 export function readIntoIndex<Index extends EntrySink>(index: Index, bodies: BodyLoading = "checked"): SessionRead<LoadedIndex<Index>> {
   return {
-    file: (path) => loadSessionIndex(path, bodies, index),
+    file: (path) => loadFileIndex(path, bodies, index),
     lines: (lines, location) => loadLinesIndex(lines, location, index),
   };
+}
+
+/**
+ * A session file read into `index` (loadSessionIndex), which is then told where the file is, so
+ * a rewrite copies the lines it does not change from it (line-source.ts).
+ */
+export function loadFileIndex<Index extends EntrySink>(path: string, bodies: BodyLoading, index: Index): LoadedIndex<Index> {
+  const loaded = loadSessionIndex(path, bodies, index);
+  index.attachLines?.(new FileLines(path));
+  return loaded;
 }

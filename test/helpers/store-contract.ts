@@ -19,7 +19,11 @@ import { parseLocation } from "../../src/storage/location.js";
 import { listSessionsAt, openSessionAt, readLinesAt } from "../../src/storage/open.js";
 import { readIntoIndex } from "../../src/storage/reads.js";
 import { storeOf } from "../../src/storage/stores.js";
+import { pruneToolOutput } from "../../src/ops/prune-report.js";
+import { restorePrunedOutputs } from "../../src/ops/prune.js";
+import { SessionManager } from "../../src/session/manager.js";
 import { conformanceCases, REAL_SESSION } from "./fixtures.js";
+import { oddSessionLines, PRUNE_ONE, PRUNED_ID, PRUNED_LINE } from "./odd-session.js";
 
 /** Line `i` of the test session `id`: the header at 0, then messages whose text exercises escapes and characters outside ASCII. */
 export function sessionLine(id: string, i: number, title?: string): string {
@@ -265,6 +269,30 @@ export function storeContract(
           await backend?.close();
         }
       }
+    });
+
+    it("prune, rename and restore copy every line they do not change, byte for byte (docs/ARCHITECTURE.md, storage decisions)", async () => {
+      const original = oddSessionLines("s-odd");
+      const { backend } = await openSessionAt(at("s-odd"));
+      backend!.append(original);
+      await backend!.close();
+      const stored = async () => (await readLinesAt(at("s-odd")))!.lines;
+
+      const report = await pruneToolOutput(at("s-odd"), { config: PRUNE_ONE });
+      assert.deepEqual(report.entries.map((e) => e.id), [PRUNED_ID]);
+      const pruned = await stored();
+      assert.deepEqual(pruned.filter((_, i) => i !== PRUNED_LINE), original.filter((_, i) => i !== PRUNED_LINE));
+      assert.notEqual(pruned[PRUNED_LINE], original[PRUNED_LINE]);
+
+      // two rewrites in one session: the second copies from the lines the first wrote
+      const session = await SessionManager.openUrl(at("s-odd"));
+      session.appendSessionInfo("odd name");
+      restorePrunedOutputs(session);
+      await session.close();
+      const named = await stored();
+      assert.equal(JSON.parse(named[0]).title, "odd name");
+      assert.deepEqual(named.slice(1, -1), original.slice(1));
+      assert.match(named.at(-1)!, /"type":"session_info"/);
     });
 
     it("refuses to copy over an existing session unless told to, and skips a torn last line", async () => {
