@@ -129,6 +129,8 @@ export class SessionFileWriter {
   readonly target: string;
   /** bytes of the file that the session has read (or written in a rewrite); later bytes may be another program's */
   private readTo = 0;
+  /** ids of the lines this writer appended after `readTo`: its own, not another program's */
+  private readonly appendedIds = new Set<string>();
 
   constructor(
     readonly path: string,
@@ -179,15 +181,14 @@ export class SessionFileWriter {
     if (this.closed) throw new Error(`${this.path}: session is closed; open it again to write`);
   }
 
-  /** Appends lines in one write. */
-  append(text: string): void {
+  /** Appends lines in one write; `ownIds` are the entry ids they hold. */
+  append(text: string, ownIds: Iterable<string> = []): void {
     this.checkOpen();
     const fd = this.openFd();
     const data = Buffer.from(this.needsNewline ? `\n${text}` : text, "utf8");
     writeAll(fd, data);
-    // The session's own lines, when nothing else reached the file before or after them (the size
-    // is then exactly one write more): a rewrite need not look at them again.
-    if (fstatSync(fd).size === this.readTo + data.length) this.readTo += data.length;
+    // a rewrite must not take these for another program's lines (no syscall here: appends are hot)
+    for (const id of ownIds) this.appendedIds.add(id);
     this.needsNewline = false;
     if (this.fsyncEachAppend) fsyncSync(fd);
   }
@@ -201,6 +202,7 @@ export class SessionFileWriter {
     this.checkOpen();
     this.closeFd();
     const content = Buffer.from(text, "utf8");
+    const own = new Set([...ids, ...this.appendedIds]);
     let old: number | undefined;
     try {
       old = openSync(this.target, "r");
@@ -215,7 +217,7 @@ export class SessionFileWriter {
         if (now.size < scanned || (!renamed && statSync(this.target).ino !== now.ino)) {
           throw new Error(`${this.path}: was replaced or cut short by another program while bonsai rewrote it; nothing was changed, open it again`);
         }
-        const carried = carryForeignLines(old!, scanned, ids, to, content.length > 0 && content[content.length - 1] !== 0x0a);
+        const carried = carryForeignLines(old!, scanned, own, to, content.length > 0 && content[content.length - 1] !== 0x0a);
         scanned = carried.read;
         return carried.written;
       };
@@ -239,6 +241,7 @@ export class SessionFileWriter {
     }
     // Carried lines are not in the session's entries: the next rewrite must find them again.
     this.readTo = content.length;
+    this.appendedIds.clear();
     this.needsNewline = false;
   }
 

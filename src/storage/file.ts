@@ -33,6 +33,16 @@ export const fileNamePart = (text: string, max: number): string => text.replace(
 export const sessionFileName = (header: { id: string; timestamp: string }) =>
   `${fileNamePart(header.timestamp.replace(/[:.]/g, "-"), 40)}_${fileNamePart(header.id, 160)}.jsonl`;
 
+/** The entry ids the lines declare (lines without one are left out). */
+function idsOf(lines: readonly string[]): string[] {
+  const ids: string[] = [];
+  for (const line of lines) {
+    const id = lineId(line);
+    if (id !== undefined) ids.push(id);
+  }
+  return ids;
+}
+
 /** A session file open for writing; holds `<file>.lock` until close(). */
 export class FileBackend implements SessionBackend {
   readonly kind = "file" as const;
@@ -44,16 +54,11 @@ export class FileBackend implements SessionBackend {
   ) {}
 
   append(lines: readonly string[]): void {
-    if (lines.length > 0) this.writer.append(jsonlText(lines));
+    if (lines.length > 0) this.writer.append(jsonlText(lines), idsOf(lines));
   }
 
   rewrite(lines: readonly string[]): void {
-    const ids = new Set<string>();
-    for (const line of lines) {
-      const id = lineId(line);
-      if (id !== undefined) ids.add(id);
-    }
-    this.writer.rewrite(jsonlText(lines), ids);
+    this.writer.rewrite(jsonlText(lines), new Set(idsOf(lines)));
   }
 
   backup(): string {
