@@ -1,0 +1,60 @@
+/** What the chat says about work the session does by itself: the status line, auto-compaction, retries. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { autoCompactionEndBlock, autoCompactionStartText, noticeBlock, statusLine } from "../../src/chat/notices.js";
+
+test("the status line names what runs, overflow first, and how to stop it", () => {
+  assert.equal(statusLine("overflow", "answering"), "Context overflow detected, Auto-compacting… (esc to cancel)");
+  assert.equal(statusLine("threshold", "answering"), "Auto-compacting… (esc to cancel)");
+  assert.equal(statusLine(undefined, "compacting"), "Compacting… (esc to cancel)");
+  assert.equal(statusLine(undefined, "summarizing"), "Summarizing the branch… (esc to cancel)");
+  assert.equal(statusLine(undefined, "answering"), "Working… (esc to stop)");
+  assert.equal(statusLine(undefined, "answering", true), "Thinking… (esc to stop)");
+  assert.equal(statusLine("threshold", "answering", true), "Auto-compacting… (esc to cancel)", "compaction outranks thinking");
+  assert.equal(statusLine(undefined, undefined), undefined);
+});
+
+test("a threshold compaction says the size, the threshold and where it comes from", () => {
+  assert.equal(
+    autoCompactionStartText("threshold", { tokens: 3605, contextWindow: 4000, percent: 90 }, 1000),
+    "Auto-compacting: the context (3.6k tokens) passed the threshold of 3k (window 4k minus compaction.reserveTokens 1k).",
+  );
+  assert.equal(autoCompactionStartText("threshold", { tokens: null, contextWindow: 4000, percent: null }, 1000), "Auto-compacting: the context passed the threshold.");
+  assert.match(autoCompactionStartText("overflow", undefined, 1000), /^Context overflow detected: /);
+});
+
+test("how an automatic compaction ended", () => {
+  const base = { type: "auto_compaction_end" as const, reason: "overflow" as const, aborted: false, willRetry: true };
+  const result = { summary: "s", firstKeptEntryId: "abc12345", tokensBefore: 12_345 };
+  assert.deepEqual(autoCompactionEndBlock({ ...base, result } as never), {
+    style: "success",
+    text: "✓ Auto-compaction (overflow): 12,345 tokens summarized; kept from entry abc12345; retrying the turn.",
+  });
+  assert.equal(autoCompactionEndBlock({ ...base, reason: "threshold", willRetry: false, result } as never).text.endsWith("abc12345."), true);
+  assert.deepEqual(autoCompactionEndBlock({ ...base, aborted: true }), { style: "warning", text: "Auto-compaction cancelled." });
+  assert.deepEqual(autoCompactionEndBlock({ ...base, errorMessage: "Auto-compaction failed: model down" }), {
+    style: "warning",
+    text: "Auto-compaction failed; continuing without compaction: model down",
+  });
+  assert.equal(autoCompactionEndBlock(base).text, "Auto-compaction found nothing to compact.");
+});
+
+test("retries, pruning, warnings and hook failures are one line; other events none", () => {
+  assert.equal(
+    noticeBlock({ type: "auto_retry_start", attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: "503" })?.text,
+    "Retrying in 2.0 s (attempt 1/3): 503",
+  );
+  assert.equal(noticeBlock({ type: "auto_retry_end", success: true, attempt: 1 }), undefined);
+  assert.deepEqual(noticeBlock({ type: "auto_retry_end", success: false, attempt: 3, finalError: "Retry cancelled" }), {
+    style: "error",
+    text: "Gave up retrying: Retry cancelled",
+  });
+  assert.equal(
+    noticeBlock({ type: "compaction_retry", summarizer: "a/b", attempt: 1, errorMessage: "429", action: "next-candidate" })?.text,
+    "Summarizer a/b failed (429); trying the next model.",
+  );
+  assert.equal(noticeBlock({ type: "session_pruned", tokensSaved: 4200, prunedCount: 3 })?.text, "Pruned 3 old tool outputs (~4,200 tokens; originals archived).");
+  assert.equal(noticeBlock({ type: "warning", message: "careful" })?.style, "warning");
+  assert.equal(noticeBlock({ type: "hook_error", event: "session_compact", index: 0, error: "x" })?.text, "Hook session_compact #0 failed: x");
+  assert.equal(noticeBlock({ type: "agent_start" }), undefined);
+});
