@@ -40,7 +40,7 @@ export function writeAll(fd: number, data: Buffer): void {
 }
 
 // the one JSONL serializer (format/lines.ts), where tests and tools have always found it; and lineId, where file.ts finds it
-export { lineId, toJsonl } from "../format/lines.js";
+export { toJsonl } from "../format/lines.js";
 
 /** The prefix of bonsai's temporary files beside `path`; stale ones are removed on the next open. */
 export const tempPrefix = (path: string) => `.${basename(path)}.`;

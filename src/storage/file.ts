@@ -7,11 +7,11 @@
 import { copyFileSync, existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { jsonlText } from "../format/lines.js";
+import { jsonlText, lineId } from "../format/lines.js";
 import { prunedArchivePath, readSidecar, sidecarArchive } from "./file-archive.js";
 import { readFileLines } from "./file-lines.js";
 import { listFileSessions } from "./file-list.js";
-import { lineId, SessionFileWriter } from "./file-writer.js";
+import { SessionFileWriter } from "./file-writer.js";
 import { backupStamp } from "./lines.js";
 import { SessionFileError } from "./load.js";
 import { READ_ENTRIES } from "./reads.js";
