@@ -258,9 +258,13 @@ export async function openForEdit(root: string, path: string): Promise<FileHandl
   const real = await realpath(target);
   if (!isInside(root, real)) throw changed(path, "it now resolves outside the working directory");
   await precheck(real, path);
-  const handle = await openChecked(real, EDIT_FLAGS, path);
+  return verifiedForWriting(await openChecked(real, EDIT_FLAGS, path), root, path, real);
+}
+
+/** The opened handle once verify() accepts it as a file to write; closed when it does not. */
+async function verifiedForWriting(handle: FileHandle, root: string, path: string, opened: string): Promise<FileHandle> {
   try {
-    await verify(handle, root, path, real, "file", "written");
+    await verify(handle, root, path, opened, "file", "written");
     return handle;
   } catch (error) {
     await handle.close();
@@ -343,13 +347,7 @@ async function openFileIn(root: string, dir: Dir, base: string, path: string): P
         throw created;
       }
     }
-    try {
-      await verify(handle, root, path, at, "file", "written");
-      return handle;
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
+    return verifiedForWriting(handle, root, path, at);
   }
   throw changed(path, "it was created and removed meanwhile");
 }

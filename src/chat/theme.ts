@@ -1,64 +1,71 @@
 /**
- * Colors of `bonsai chat`: one function per display style, and the pi-tui component themes built
- * from them. Plain terminals (NO_COLOR) get the same text without escapes.
+ * Colors of `bonsai chat`: a few named styles, and the display styles and pi-tui component themes
+ * built from them. Plain terminals (NO_COLOR) get the same text without escapes.
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
 import { colors } from "../util/colors.js";
 import type { BlockStyle } from "./transcript.js";
 
-const c = colors();
+type Paint = (text: string) => string;
 
-export const style: Record<BlockStyle, (text: string) => string> = {
-  user: (t) => c.bold(t),
-  synthetic: (t) => c.dim(c.italic(t)),
-  assistant: (t) => t,
-  thinking: (t) => c.dim(c.italic(t)),
-  toolCall: (t) => c.cyan(t),
-  toolResult: (t) => c.dim(t),
-  toolError: (t) => c.red(t),
-  summary: (t) => c.magenta(t),
-  notice: (t) => c.dim(t),
-  success: (t) => c.green(t),
-  warning: (t) => c.yellow(t),
-  error: (t) => c.red(t),
+const c = colors();
+const plain: Paint = (t) => t;
+const quiet: Paint = c.dim;
+const accent: Paint = c.cyan;
+const muse: Paint = (t) => c.dim(c.italic(t));
+const strong: Paint = (t) => c.bold(t);
+
+export const style: Record<BlockStyle, Paint> = {
+  user: strong,
+  synthetic: muse,
+  assistant: plain,
+  thinking: muse,
+  toolCall: accent,
+  toolResult: quiet,
+  toolError: c.red,
+  summary: c.magenta,
+  notice: quiet,
+  success: c.green,
+  warning: c.yellow,
+  error: c.red,
 };
 
 export const ui = {
-  accent: (t: string) => c.cyan(t),
-  dim: (t: string) => c.dim(t),
-  bold: (t: string) => c.bold(t),
+  accent,
+  dim: quiet,
+  bold: strong,
   leaf: (t: string) => c.yellow(c.bold(t)),
   label: (t: string) => c.cyan(c.bold(t)),
-  compaction: (t: string) => c.magenta(t),
-  branch: (t: string) => c.blue(t),
+  compaction: c.magenta,
+  branch: c.blue,
 };
 
 export const selectListTheme: SelectListTheme = {
-  selectedPrefix: (t) => c.cyan(t),
-  selectedText: (t) => c.inverse(t),
-  description: (t) => c.dim(t),
-  scrollInfo: (t) => c.dim(t),
-  noMatch: (t) => c.dim(t),
+  selectedPrefix: accent,
+  selectedText: c.inverse,
+  description: quiet,
+  scrollInfo: quiet,
+  noMatch: quiet,
 };
 
 export const editorTheme: EditorTheme = {
-  borderColor: (t) => c.dim(t),
+  borderColor: quiet,
   selectList: selectListTheme,
 };
 
 export const markdownTheme: MarkdownTheme = {
   heading: (t) => c.bold(c.cyan(t)),
   link: (t) => c.underline(c.blue(t)),
-  linkUrl: (t) => c.dim(t),
-  code: (t) => c.yellow(t),
-  codeBlock: (t) => t,
-  codeBlockBorder: (t) => c.dim(t),
-  quote: (t) => c.italic(t),
-  quoteBorder: (t) => c.dim(t),
-  hr: (t) => c.dim(t),
-  listBullet: (t) => c.cyan(t),
-  bold: (t) => c.bold(t),
-  italic: (t) => c.italic(t),
-  strikethrough: (t) => c.strikethrough(t),
-  underline: (t) => c.underline(t),
+  linkUrl: quiet,
+  code: c.yellow,
+  codeBlock: plain,
+  codeBlockBorder: quiet,
+  quote: c.italic,
+  quoteBorder: quiet,
+  hr: quiet,
+  listBullet: accent,
+  bold: strong,
+  italic: c.italic,
+  strikethrough: c.strikethrough,
+  underline: c.underline,
 };

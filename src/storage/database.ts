@@ -1,11 +1,22 @@
 /**
  * What the two database stores (sqlite.ts, postgres.ts) share: a location's `#SESSION_ID`, the
  * password left out of every location they print, a session that must exist, the location
- * methods of a store whose sessions are rows keyed by id (databaseStore), and the archive of
+ * Store built from a driver whose sessions are rows keyed by id (databaseStore), and the archive of
  * pruned tool output kept in a table and written through the session's writer.
  */
+import { checkStorableLines } from "./lines.js";
 import { SessionFileError } from "./load.js";
-import { checkSessionId, LocationError, type LocationOf, type SessionBackend, type Store, type StoreArchive } from "./types.js";
+import {
+  checkSessionId,
+  LocationError,
+  type LocationOf,
+  type OpenedSession,
+  type OpenSessionOptions,
+  type SessionBackend,
+  type SessionRead,
+  type Store,
+  type StoreArchive,
+} from "./types.js";
 
 /** Leaves the password out of a PostgreSQL URL (PGPASSWORD or ~/.pgpass supply it again). */
 export function redactPassword(connectionString: string): string {
@@ -65,34 +76,45 @@ export function tableArchive(where: string, session: string, backend: SessionBac
 /** The kinds of store whose sessions are rows of one database, each named by `#SESSION_ID`. */
 type DatabaseKind = "sqlite" | "postgres";
 
-/** The Store methods every database store has alike: its locations, and its archive table. */
-export type DatabaseStoreParts<K extends DatabaseKind> = Pick<
-  Store<K>,
-  | "formatLocation"
-  | "sessionName"
-  | "sessionKey"
-  | "sessionIdOf"
-  | "withSessionId"
-  | "newSessionAt"
-  | "copyTarget"
-  | "fileNameOf"
-  | "sameSession"
-  | "archiveLocation"
-  | "archive"
->;
+/**
+ * What one database driver supplies (sqlite.ts, postgres.ts): how its locations are written and
+ * read, and its sessions and archives, each addressed by the database location and the session's
+ * key. Everything else a Store has, a database store has alike (databaseStore).
+ */
+export interface DatabaseDriver<K extends DatabaseKind> {
+  kind: K;
+  form: string;
+  schemes: readonly string[];
+  parseLocation: Store<K>["parseLocation"];
+  /** the location as text, password left out */
+  format(location: LocationOf<K>): string;
+  /** the table its archives of pruned output live in, for messages */
+  archiveTable: string;
+  open<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, key: string, read: SessionRead<T>, options?: OpenSessionOptions): Promise<OpenedSession<T>>;
+  /** a driver that can only open asynchronously throws LocationError */
+  openSync<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, key: string, read: SessionRead<T>, options?: OpenSessionOptions): OpenedSession<T>;
+  list: Store<K>["list"];
+  /** the session's lines as stored, or undefined when there is no such session */
+  readLines(location: LocationOf<K>, key: string): Promise<string[] | undefined>;
+  readArchive(location: LocationOf<K>, key: string): Promise<string[]>;
+}
 
 /**
- * A database store's location methods and archive, from how it prints a location (`format`,
- * password left out) and the table its archives live in. A session is the row a location's id
- * names: a store location without one takes the new session's id, a location prints the same
- * for the same session, and there is no file name to keep on a copy (docs/ARCHITECTURE.md,
- * storage: code above a store never tests its kind, so both databases answer alike).
+ * A database store from its driver. A session is the row a location's id names: a store location
+ * without one takes the new session's id, a location prints the same for the same session, and
+ * there is no file name to keep on a copy (docs/ARCHITECTURE.md, storage: code above a store never
+ * tests its kind, so both databases answer alike).
  */
-export function databaseStore<K extends DatabaseKind>(format: (location: LocationOf<K>) => string, archiveTable: string): DatabaseStoreParts<K> {
+export function databaseStore<K extends DatabaseKind>(driver: DatabaseDriver<K>): Store<K> {
+  const { format } = driver;
   const key = (location: LocationOf<K>) => requireId(location, format(location));
   const named = (location: LocationOf<K>, sessionId: string): LocationOf<K> => ({ ...location, sessionId });
-  const archiveLocation = (location: LocationOf<K>) => `${format(location)} (table ${archiveTable})`;
+  const archiveLocation = (location: LocationOf<K>) => `${format(location)} (table ${driver.archiveTable})`;
   return {
+    kind: driver.kind,
+    form: driver.form,
+    schemes: driver.schemes,
+    parseLocation: driver.parseLocation,
     formatLocation: format,
     sessionName: format,
     sessionKey: key,
@@ -102,7 +124,16 @@ export function databaseStore<K extends DatabaseKind>(format: (location: Locatio
     copyTarget: (to, header) => (to.sessionId === undefined ? named(to, header.id) : to),
     fileNameOf: () => undefined,
     sameSession: (a, b) => format(a) === format(b),
+    open: (location, read, options) => driver.open(location, key(location), read, options),
+    openSync: (location, read, options) => driver.openSync(location, key(location), read, options),
+    list: driver.list,
+    async readLines(location) {
+      const lines = await driver.readLines(location, key(location));
+      return lines && { lines };
+    },
+    checkLines: checkStorableLines,
     archiveLocation,
+    readArchive: async (location) => ({ lines: await driver.readArchive(location, key(location)) }),
     archive: (location, backend) => tableArchive(archiveLocation(location), format(location), backend),
   };
 }

@@ -9,11 +9,10 @@
  * connection and with it the lock, so a lock is never stale.
  */
 import { databaseStore, missingSession, redactPassword, splitFragment } from "./database.js";
-import { checkStorableLines } from "./lines.js";
 import { readPostgresArchive } from "./postgres-archive.js";
 import { connect, ensureSchema, postgresLocation, readLines, type SessionRow, storeName } from "./postgres-schema.js";
 import { PostgresBackend } from "./postgres-writer.js";
-import { LocationError, type OpenedSession, type OpenSessionOptions, type SessionRead, type SessionSummary, type Store } from "./types.js";
+import { LocationError, type OpenedSession, type LocationOf, type OpenSessionOptions, type SessionRead, type SessionSummary, type Store } from "./types.js";
 
 export { lockKey, POSTGRES_SCHEMA_VERSION } from "./postgres-schema.js";
 
@@ -74,40 +73,37 @@ export async function openPostgresSession<T extends { endsWithNewline: boolean }
   }
 }
 
-const parts = databaseStore<"postgres">((location) => postgresLocation(location.connectionString, location.sessionId), "bonsai.pruned");
-const { formatLocation: format, sessionKey: key } = parts;
+/** `postgres://…#ID` or `postgresql://…#ID`; the id is optional (a whole database). Errors never show the password. */
+function parsePostgresLocation(text: string, scheme = "postgres"): LocationOf<"postgres"> {
+  const { base, id } = splitFragment(text);
+  let connectionString = base;
+  if (connectionString === `${scheme}:`) connectionString = `${scheme}://`;
+  if (!connectionString.startsWith(`${scheme}://`)) {
+    throw new LocationError(redactPassword(text), `expected ${scheme}://[user@host:port/db]#SESSION_ID`);
+  }
+  try {
+    // pg parses it again; this catches what it would choke on, with our own message
+    if (connectionString.length > `${scheme}://`.length) new URL(connectionString);
+  } catch {
+    throw new LocationError(redactPassword(text), "not a valid PostgreSQL URL");
+  }
+  return id === undefined ? { kind: "postgres", connectionString } : { kind: "postgres", connectionString, sessionId: id };
+}
 
-export const POSTGRES_STORE: Store<"postgres"> = {
+const format = (location: LocationOf<"postgres">) => postgresLocation(location.connectionString, location.sessionId);
+
+export const POSTGRES_STORE: Store<"postgres"> = databaseStore({
   kind: "postgres",
   form: "postgres://[user@host:port/db]#SESSION_ID",
   schemes: ["postgres", "postgresql"],
-  parseLocation(text, scheme = "postgres") {
-    const { base, id } = splitFragment(text);
-    let connectionString = base;
-    if (connectionString === `${scheme}:`) connectionString = `${scheme}://`;
-    if (!connectionString.startsWith(`${scheme}://`)) {
-      throw new LocationError(redactPassword(text), `expected ${scheme}://[user@host:port/db]#SESSION_ID`);
-    }
-    try {
-      // pg parses it again; this catches what it would choke on, with our own message
-      if (connectionString.length > `${scheme}://`.length) new URL(connectionString);
-    } catch {
-      throw new LocationError(redactPassword(text), "not a valid PostgreSQL URL");
-    }
-    return id === undefined ? { kind: "postgres", connectionString } : { kind: "postgres", connectionString, sessionId: id };
-  },
-  ...parts,
-
-  open: async (location, read, options) => openPostgresSession(location.connectionString, key(location), read, options),
+  parseLocation: parsePostgresLocation,
+  format,
+  archiveTable: "bonsai.pruned",
+  open: async (location, key, read, options) => openPostgresSession(location.connectionString, key, read, options),
   openSync(location) {
     throw new LocationError(format(location), "PostgreSQL sessions open asynchronously: use `await SessionManager.openUrl(location)`");
   },
   list: async (store) => listPostgresSessions(store.connectionString),
-  async readLines(location) {
-    const lines = await readPostgresLines(location.connectionString, key(location));
-    return lines && { lines };
-  },
-  checkLines: checkStorableLines,
-
-  readArchive: async (location) => ({ lines: await readPostgresArchive(location.connectionString, key(location)) }),
-};
+  readLines: async (location, key) => readPostgresLines(location.connectionString, key),
+  readArchive: async (location, key) => readPostgresArchive(location.connectionString, key),
+});

@@ -5,39 +5,33 @@
  * (sqlite-leases.ts) and archives of pruned tool output (sqlite-archive.ts); this is its Store.
  */
 import { databaseStore, splitFragment } from "./database.js";
-import { checkStorableLines } from "./lines.js";
 import { readSqliteArchive } from "./sqlite-archive.js";
 import { sqliteLocation } from "./sqlite-schema.js";
 import { listSqliteSessions, openSqliteSession, readSqliteLines } from "./sqlite-sessions.js";
-import { LocationError, type Store } from "./types.js";
+import { LocationError, type LocationOf, type Store } from "./types.js";
 
 export { openSqliteDatabase, SQLITE_SCHEMA_VERSION, sqliteDriverError } from "./sqlite-schema.js";
 export { listSqliteSessions, openSqliteSession, readSqliteLines };
 
-const parts = databaseStore<"sqlite">((location) => sqliteLocation(location.path, location.sessionId), "pruned");
-const key = parts.sessionKey;
+/** `sqlite:PATH#ID`, `sqlite://PATH#ID` or `sqlite3:…`; the id is optional (a whole database). */
+function parseSqliteLocation(text: string, scheme = "sqlite"): LocationOf<"sqlite"> {
+  const { base, id } = splitFragment(text);
+  let path = base.slice(scheme.length + 1);
+  if (path.startsWith("//")) path = path.slice(2);
+  if (path === "") throw new LocationError(text, "no database path after sqlite:; write sqlite:PATH#SESSION_ID");
+  return id === undefined ? { kind: "sqlite", path } : { kind: "sqlite", path, sessionId: id };
+}
 
-export const SQLITE_STORE: Store<"sqlite"> = {
+export const SQLITE_STORE: Store<"sqlite"> = databaseStore({
   kind: "sqlite",
   form: "sqlite:PATH#SESSION_ID",
   schemes: ["sqlite", "sqlite3"],
-  parseLocation(text, scheme = "sqlite") {
-    const { base, id } = splitFragment(text);
-    let path = base.slice(scheme.length + 1);
-    if (path.startsWith("//")) path = path.slice(2);
-    if (path === "") throw new LocationError(text, "no database path after sqlite:; write sqlite:PATH#SESSION_ID");
-    return id === undefined ? { kind: "sqlite", path } : { kind: "sqlite", path, sessionId: id };
-  },
-  ...parts,
-
-  open: async (location, read, options) => openSqliteSession(location.path, key(location), read, options),
-  openSync: (location, read, options) => openSqliteSession(location.path, key(location), read, options),
+  parseLocation: parseSqliteLocation,
+  format: (location) => sqliteLocation(location.path, location.sessionId),
+  archiveTable: "pruned",
+  open: async (location, key, read, options) => openSqliteSession(location.path, key, read, options),
+  openSync: (location, key, read, options) => openSqliteSession(location.path, key, read, options),
   list: async (store) => listSqliteSessions(store.path),
-  async readLines(location) {
-    const lines = readSqliteLines(location.path, key(location));
-    return lines && { lines };
-  },
-  checkLines: checkStorableLines,
-
-  readArchive: async (location) => ({ lines: readSqliteArchive(location.path, key(location)) }),
-};
+  readLines: async (location, key) => readSqliteLines(location.path, key),
+  readArchive: async (location, key) => readSqliteArchive(location.path, key),
+});
