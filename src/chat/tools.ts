@@ -38,8 +38,27 @@ function text(content: string, details: unknown = {}): AgentToolResult<unknown> 
   return { content: [{ type: "text", text: content }], details };
 }
 
-const schema = (properties: Record<string, object>, required: string[]): TSchema =>
-  ({ type: "object", properties, required, additionalProperties: false }) as unknown as TSchema;
+interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON schema of each parameter, all of them required unless listed in `optional` */
+  params: Record<string, object>;
+  optional?: readonly string[];
+  run(args: Args, signal: AbortSignal | undefined): Promise<AgentToolResult<unknown>>;
+}
+
+/** An AgentTool from its spec: label = name, a closed object schema, arguments as a plain record. */
+function defineTool(spec: ToolSpec): AgentTool {
+  const required = Object.keys(spec.params).filter((key) => !spec.optional?.includes(key));
+  const parameters = { type: "object", properties: spec.params, required, additionalProperties: false } as unknown as TSchema;
+  return {
+    name: spec.name,
+    label: spec.name,
+    description: spec.description,
+    parameters,
+    execute: (_id, params, signal) => spec.run(params as Args, signal),
+  };
+}
 
 /** The `path` parameter every file tool takes. */
 const PATH_PARAM = { type: "string", description: "path relative to the working directory" };
@@ -91,20 +110,16 @@ export function replaceExactlyOnce(content: string, oldText: string, newText: st
 }
 
 function readTool(root: Root): AgentTool {
-  return {
+  return defineTool({
     name: "read",
-    label: "read",
     description: `Read a text file (or list a directory) inside the working directory. Long files come back in pieces of up to ${READ_MAX_LINES} lines; use offset (1-based line) and limit to read on.`,
-    parameters: schema(
-      {
-        path: PATH_PARAM,
-        offset: { type: "integer", description: "first line to read, 1-based" },
-        limit: { type: "integer", description: "how many lines to read" },
-      },
-      ["path"],
-    ),
-    async execute(_id, params, signal) {
-      const args = params as Args;
+    params: {
+      path: PATH_PARAM,
+      offset: { type: "integer", description: "first line to read, 1-based" },
+      limit: { type: "integer", description: "how many lines to read" },
+    },
+    optional: ["offset", "limit"],
+    async run(args, signal) {
       const path = str(args, "path");
       const opened = await openForRead(root(), path);
       try {
@@ -119,23 +134,18 @@ function readTool(root: Root): AgentTool {
         await opened.handle.close();
       }
     },
-  };
+  });
 }
 
 function writeTool(root: Root): AgentTool {
-  return {
+  return defineTool({
     name: "write",
-    label: "write",
     description: "Create or overwrite a file inside the working directory with the given content. Missing directories are created.",
-    parameters: schema(
-      {
-        path: PATH_PARAM,
-        content: { type: "string", description: "the complete new content of the file" },
-      },
-      ["path", "content"],
-    ),
-    async execute(_id, params) {
-      const args = params as Args;
+    params: {
+      path: PATH_PARAM,
+      content: { type: "string", description: "the complete new content of the file" },
+    },
+    async run(args) {
       const path = str(args, "path");
       const content = str(args, "content");
       const handle = await openForWrite(root(), path);
@@ -148,25 +158,20 @@ function writeTool(root: Root): AgentTool {
       const bytes = data.length;
       return text(`Wrote ${bytes} bytes to ${path}`, { path, bytes });
     },
-  };
+  });
 }
 
 function editTool(root: Root): AgentTool {
-  return {
+  return defineTool({
     name: "edit",
-    label: "edit",
     description:
       "Change a file inside the working directory by replacing one exact piece of text. oldText must match the file exactly (whitespace included) and occur exactly once.",
-    parameters: schema(
-      {
-        path: PATH_PARAM,
-        oldText: { type: "string", description: "the exact text to replace; it must occur once" },
-        newText: { type: "string", description: "the replacement" },
-      },
-      ["path", "oldText", "newText"],
-    ),
-    async execute(_id, params, signal) {
-      const args = params as Args;
+    params: {
+      path: PATH_PARAM,
+      oldText: { type: "string", description: "the exact text to replace; it must occur once" },
+      newText: { type: "string", description: "the replacement" },
+    },
+    async run(args, signal) {
       const path = str(args, "path");
       const handle = await openForEdit(root(), path);
       try {
@@ -178,7 +183,7 @@ function editTool(root: Root): AgentTool {
       }
       return text(`Edited ${path}`, { path });
     },
-  };
+  });
 }
 
 /** The tail of a command's output, so a noisy build cannot flood the context. */
@@ -189,21 +194,17 @@ export function tailOutput(output: string, max = BASH_MAX_OUTPUT): string {
 }
 
 function bashTool(cwd: string, root: Root, sandbox: Sandbox): AgentTool {
-  return {
+  return defineTool({
     name: "bash",
-    label: "bash",
     description:
       `Run a bash command, starting in the working directory, and return its output (stdout and stderr together, the last ${BASH_MAX_OUTPUT / 1024} KB). ` +
       `A non-zero exit is an error. Default timeout ${BASH_DEFAULT_TIMEOUT_S} s. ${describeSandbox(sandbox, cwd)}`,
-    parameters: schema(
-      {
-        command: { type: "string", description: "the command line, run with bash -c" },
-        timeout: { type: "integer", description: "seconds before the command is killed" },
-      },
-      ["command"],
-    ),
-    async execute(_id, params, signal) {
-      const args = params as Args;
+    params: {
+      command: { type: "string", description: "the command line, run with bash -c" },
+      timeout: { type: "integer", description: "seconds before the command is killed" },
+    },
+    optional: ["timeout"],
+    async run(args, signal) {
       const command = str(args, "command");
       const timeoutS = optInt(args, "timeout") ?? BASH_DEFAULT_TIMEOUT_S;
       const wrap = sandbox.kind === "bubblewrap" ? { file: sandbox.bwrap!, args: bwrapArgv(root(), command, sandbox.network) } : undefined;
@@ -214,7 +215,7 @@ function bashTool(cwd: string, root: Root, sandbox: Sandbox): AgentTool {
       if (code !== 0) throw new Error(`${shown}\n\nexit code ${code}`);
       return text(shown, { command, exitCode: code });
     },
-  };
+  });
 }
 
 /**
