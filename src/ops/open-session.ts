@@ -6,10 +6,7 @@
  * uses as it is and leaves open.
  */
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import { type OpenOptions, SessionManager } from "../session/manager.js";
-import { SessionFileError } from "../storage/load.js";
-import { parseLocation } from "../storage/location.js";
 import { readLinesAt } from "../storage/open.js";
 import { CliError } from "../util/cli-error.js";
 
@@ -19,26 +16,7 @@ export type SessionTarget = string | SessionManager;
 /** Hears what does not stop an operation: skipped lines, an upgraded format, a failed short summary. */
 export type WarningListener = (message: string) => void;
 
-/**
- * Fails unless `path` is an existing regular file. Checked before opening, because
- * SessionManager.open would otherwise start a new session at a missing path.
- */
-export function requireSessionFile(path: string): string {
-  const file = resolve(path);
-  let stat: ReturnType<typeof statSync>;
-  try {
-    stat = statSync(file);
-  } catch {
-    throw new SessionFileError("NOT_FOUND", file, "no such file");
-  }
-  if (stat.isDirectory()) throw new SessionFileError("NOT_A_FILE", file, "is a directory, not a session file");
-  if (!stat.isFile()) throw new SessionFileError("NOT_A_FILE", file, "is not a regular file");
-  return file;
-}
-
 export async function openSession(location: string, options: OpenOptions = {}): Promise<SessionManager> {
-  const where = parseLocation(location);
-  if (where.kind === "file") return SessionManager.open(requireSessionFile(where.path), options);
   return SessionManager.openUrl(location, { ...options, mustExist: true });
 }
 

@@ -97,7 +97,11 @@ export function openFile<T extends { endsWithNewline: boolean }>(
   options: OpenSessionOptions = {},
 ): OpenedSession<T> {
   const file = resolve(path);
-  if (!existsSync(file)) {
+  const found = statSync(file, { throwIfNoEntry: false });
+  if (found && !found.isFile()) {
+    throw new SessionFileError("NOT_A_FILE", file, found.isDirectory() ? "is a directory, not a session file" : "is not a regular file");
+  }
+  if (!found) {
     if (options.mustExist) throw new SessionFileError("NOT_FOUND", file, "no such file");
     if (options.readOnly) return { loaded: undefined, backend: undefined };
     const writer = new SessionFileWriter(file, { fsyncEachAppend: options.fsyncEachAppend, endsWithNewline: true });
