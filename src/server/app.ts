@@ -1,13 +1,14 @@
 /**
  * `bonsai serve`: the remote summarization endpoint. POST `{systemPrompt, prompt, maxTokens?}`
- * to `/summarize` (or `/`), get `{summary, shortSummary?, model, usage?}`. Stateless: every
+ * to `/summarize` (or `/`, or `/t/TOKEN/summarize` for clients that send no Authorization header),
+ * get `{summary, shortSummary?, model, usage?}`. Stateless: every
  * request carries all it needs, so instances scale out behind any load balancer.
  *
  * buildServer() wires routes, limits and logs and never listens, so tests can inject requests;
  * startServer() listens and shuts down gracefully on SIGTERM/SIGINT.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { assertSafeBinding, bearerMatches } from "./auth.js";
+import { assertSafeBinding, bearerMatches, pathToken, printablePath, tokenMatches } from "./auth.js";
 import { parseRequestJson, RequestJsonError } from "./request-json.js";
 import { createConcurrencyGate, DEFAULT_LIMITS } from "./limits.js";
 import { levelFor, type LogSink, logLine, oneLineReason, type RequestLog, stdoutSink } from "./logging.js";
@@ -89,7 +90,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const logRequest = (request: FastifyRequest, status: number, ms: number) => {
     if (logged.has(request)) return;
     logged.add(request);
-    const entry: RequestLog = { reqId: request.id, method: request.method, path: request.url.split("?")[0], status, ms, ...details.get(request) };
+    const entry: RequestLog = { reqId: request.id, method: request.method, path: printablePath(request.url), status, ms, ...details.get(request) };
     log(logLine(levelFor(status), "request", entry));
   };
 
@@ -118,7 +119,15 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       active--;
       dropConnectionsWhenDrained();
     });
+    const inPath = pathToken(request.url);
+    if (inPath !== undefined && !token) {
+      return fail(reply, 404, "this server has no token, so it has no /t/<token>/ routes: POST /summarize");
+    }
     if (!token || request.method !== "POST") return;
+    if (inPath !== undefined) {
+      if (!tokenMatches(inPath, token)) return fail(reply, 401, "invalid token in the path");
+      return;
+    }
     if (!bearerMatches(request.headers.authorization, token)) {
       reply.header("www-authenticate", 'Bearer realm="bonsai"');
       return fail(reply, 401, request.headers.authorization ? "invalid bearer token" : "missing bearer token: send Authorization: Bearer <token>");
@@ -140,7 +149,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     return fail(reply, status, reason);
   });
 
-  app.setNotFoundHandler((request, reply) => fail(reply, 404, `no route ${request.method} ${request.url.split("?")[0]}: POST /summarize`));
+  app.setNotFoundHandler((request, reply) => fail(reply, 404, `no route ${request.method} ${printablePath(request.url)}: POST /summarize`));
 
   app.get("/healthz", async (_request, reply) => {
     if (closing) return reply.code(503).send({ status: "draining" });
@@ -232,6 +241,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
 
   app.post("/summarize", summarize);
   app.post("/", summarize);
+  // the same with the token in the path (onRequest checked it)
+  app.post("/t/:token/summarize", summarize);
+  app.post("/t/:token/", summarize);
   return app;
 }
 

@@ -46,11 +46,36 @@ export function loadServerToken(source: TokenSource = {}): string | undefined {
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /**
- * Whether an Authorization header carries the token. Both sides are hashed first, so the
- * comparison takes the same time whatever the length or content of the guess.
+ * Whether `candidate` is the token. Both sides are hashed first, so the comparison takes the same
+ * time whatever the length or content of the guess.
  */
+export function tokenMatches(candidate: string, token: string): boolean {
+  return timingSafeEqual(digest(candidate), digest(token));
+}
+
+/** Whether an Authorization header carries the token. */
 export function bearerMatches(header: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  if (!match) return false;
-  return timingSafeEqual(digest(match[1]), digest(token));
+  return match !== null && tokenMatches(match[1], token);
+}
+
+/**
+ * The token a request carries in its path, `/t/TOKEN/summarize` or `/t/TOKEN/`, for clients that
+ * cannot send an Authorization header (oh-my-pi's remote compaction client sends none). The
+ * trade-off is documented in the README: a path can end up in proxy logs and shell history.
+ * Undefined when the path has no token part.
+ */
+export function pathToken(url: string): string | undefined {
+  const match = /^\/t\/([^/?#]*)/.exec(url);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1];
+  }
+}
+
+/** The request's path, query left out and a token in it masked: what logs and error messages may show. */
+export function printablePath(url: string): string {
+  return url.split("?")[0].replace(/^\/t\/[^/?#]*/, "/t/<token>");
 }
