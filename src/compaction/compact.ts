@@ -26,9 +26,15 @@ import { type ConversationSummaryRequest, estimateTextTokens, outputBudget, prom
 import { computeFileLists, formatFileOperations, stripFileOperations } from "./file-ops.js";
 import type { CompactionPreparation } from "./prepare.js";
 import { summaryTokenBudgets } from "./settings.js";
+import { estimateMessagesTokens } from "./tokens.js";
 import { errorText } from "../util/error-text.js";
+import type { CoverageReport } from "../summarizer/coverage.js";
+import { type GuardSections, type GuardSettings, guardSummary, splitGuardSections } from "../summarizer/summary-guard.js";
 
-export type CompactionDetails = FileLists;
+export interface CompactionDetails extends FileLists {
+  /** what the coverage check appended (summarizer/coverage.ts); absent when the check is off */
+  coverage?: CoverageReport;
+}
 
 export interface CompactionResult {
   summary: string;
@@ -36,6 +42,8 @@ export interface CompactionResult {
   firstKeptEntryId: string;
   tokensBefore: number;
   details: CompactionDetails;
+  /** the coverage check's report, also in `details.coverage` (events carry it from here) */
+  coverage?: CoverageReport;
 }
 
 export interface CompactOptions {
@@ -53,6 +61,11 @@ export interface CompactOptions {
   onWarning?: (message: string) => void;
   /** longest tool result sent to the summarizer whole, in characters */
   maxToolResultChars?: number;
+  /**
+   * The verbatim user-requests section and the coverage check (summarizer/summary-guard.ts), both on
+   * by default; `{ verbatimRequests: false, coverageCheck: false }` gives the reference's summary text.
+   */
+  guard?: GuardSettings;
 }
 
 /** Serialized conversation, one part per message (chunking splits between parts). */
@@ -113,7 +126,11 @@ async function run(
   const budgets = summaryTokenBudgets(preparation.settings.reserveTokens);
   const reasoning = summarizer.reasoning ? ("high" as const) : undefined;
   // The stored summary ends with file tags; they are re-derived below, so the model never sees them twice.
-  const previousSummary = preparation.previousSummary ? stripFileOperations(preparation.previousSummary) : undefined;
+  const storedPrevious = preparation.previousSummary ? stripFileOperations(preparation.previousSummary) : undefined;
+  // The guard's sections are read back out and merged by guardSummary, never handed to the summarizer.
+  const guardOn = options.guard?.verbatimRequests !== false || options.guard?.coverageCheck !== false;
+  const previousGuard: GuardSections | undefined = storedPrevious !== undefined && guardOn ? splitGuardSections(storedPrevious) : undefined;
+  const previousSummary = previousGuard ? previousGuard.body : storedPrevious;
   const extraContext = options.extraContext ?? [];
 
   // One span of the conversation, summarized with this run's summarizer, reasoning and signal: a
@@ -197,12 +214,32 @@ async function run(
   }
 
   const { readFiles, modifiedFiles } = computeFileLists(preparation.fileOps);
+  const guarded = guardOn
+    ? guardSummary(
+        {
+          summary,
+          conversation: serializeParts([...preparation.messagesToSummarize, ...preparation.turnPrefixMessages], options.maxToolResultChars).join("\n\n"),
+          modifiedFiles,
+          replacedTokens:
+            estimateMessagesTokens(preparation.messagesToSummarize) +
+            estimateMessagesTokens(preparation.turnPrefixMessages) +
+            estimateTextTokens(storedPrevious ?? ""),
+          summaryBudget: budgets.history,
+          ...(previousGuard ? { previous: previousGuard } : {}),
+        },
+        options.guard ?? {},
+        estimateTextTokens,
+      )
+    : { text: summary };
+  const details: CompactionDetails = { readFiles, modifiedFiles };
+  if (guarded.coverage) details.coverage = guarded.coverage;
   const result: CompactionResult = {
-    summary: summary + formatFileOperations(readFiles, modifiedFiles),
+    summary: guarded.text + formatFileOperations(readFiles, modifiedFiles),
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
-    details: { readFiles, modifiedFiles },
+    details,
   };
+  if (guarded.coverage) result.coverage = guarded.coverage;
   if (shortSummary) result.shortSummary = shortSummary;
   return result;
 }

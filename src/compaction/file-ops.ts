@@ -1,10 +1,12 @@
 /**
- * Which files a stretch of conversation read and changed, from the assistant's `read`, `write`
- * and `edit` tool calls. Summaries carry these lists so a compacted session still knows what it
- * touched.
+ * Which files a stretch of conversation read and changed, from the assistant's file tool calls:
+ * pi's `read`, `write` and `edit` with `path`, and other agents' names and arguments
+ * (summarizer/file-tools.ts). Summaries carry these lists so a compacted session still knows
+ * what it touched.
  */
 import type { AgentMessage } from "../format/message-types.js";
 import type { FileLists } from "../format/entry-types.js";
+import { fileToolCall } from "../summarizer/file-tools.js";
 
 export interface FileOps {
   read: Set<string>;
@@ -16,16 +18,16 @@ export function createFileOps(): FileOps {
   return { read: new Set(), written: new Set(), edited: new Set() };
 }
 
-const TOOL_KIND: Record<string, keyof FileOps> = { read: "read", write: "written", edit: "edited" };
+const TOOL_KIND = { read: "read", write: "written", edit: "edited" } as const satisfies Record<string, keyof FileOps>;
 
 /** Adds the paths of one message's file tool calls. Paths are kept verbatim. */
 export function extractFileOpsFromMessage(message: AgentMessage, ops: FileOps): void {
   if (message.role !== "assistant" || !Array.isArray(message.content)) return;
   for (const block of message.content) {
     if (block?.type !== "toolCall") continue;
-    const kind = TOOL_KIND[block.name];
-    const path = (block.arguments as { path?: unknown } | undefined)?.path;
-    if (kind && typeof path === "string" && path.length > 0) ops[kind].add(path);
+    if (typeof block.name !== "string") continue;
+    const call = fileToolCall(block.name, block.arguments as Record<string, unknown> | undefined);
+    if (call) ops[TOOL_KIND[call.kind]].add(call.path);
   }
 }
 

@@ -5,6 +5,8 @@
  * translated or rephrased), so the summary keeps the conversation's language. Pure functions.
  */
 import { parseToolCalls, type TranscriptPart } from "./extractive-parse.js";
+import { fileToolCall, fileToolKind } from "./file-tools.js";
+import { checksOf, isInjectedPrompt, isLogLine, proseOf } from "./user-text.js";
 
 export interface FileOperation {
   path: string;
@@ -42,16 +44,17 @@ export interface ConversationFacts {
   lastRequest?: string;
 }
 
-const FILE_TOOLS: Record<string, FileOperation["kind"]> = { read: "read", write: "write", edit: "edit" };
 /** Tools whose output is content (files, listings), where words like "error" are not failures. */
-const CONTENT_TOOLS = new Set(["read", "grep", "find", "ls", "glob", "search", "fetch", "web_fetch", "web_search"]);
+const CONTENT_TOOLS = new Set(["read", "grep", "find", "ls", "glob", "search", "fetch", "web_fetch", "web_search", "webfetch", "websearch"]);
+const isContentTool = (name: string) => CONTENT_TOOLS.has(name.toLowerCase()) || fileToolKind(name, undefined) === "read";
 
 const words = (alternatives: string) => new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, "iu");
 
 const CONSTRAINT = words(
   [
-    "must(?:n't)?|should(?:n't)?|don't|do not|never|always|prefer(?:red|s)?|make sure|avoid|only|need to|needs to|have to|has to|required?|without",
-    "deve|devono|devi|dobbiamo|bisogna|non|mai|sempre|preferisc\\p{L}*|evita\\p{L}*|assicurati|solo",
+    "must(?:n't)?|should(?:n't)?|don't|don’t|do not|never|always|prefer(?:red|s)?|make sure|avoid|need to|needs to|have to|has to|required?|without|no new|leave (?:\\S+ ){0,4}alone",
+    // "non" only before a word: "non usare …", not "non-root"
+    "deve|devono|devi|dobbiamo|bisogna|non(?= \\p{L})|mai|sempre|preferisc\\p{L}*|evita\\p{L}*|assicurati|solo",
     "debe|deben|nunca|siempre|prefiero|asegúrate",
     "doit|doivent|jamais|toujours|préfère|évite\\p{L}*|seulement",
     "muss|müssen|soll|sollte|nie|niemals|immer|bevorzug\\p{L}*|vermeide\\p{L}*|nur",
@@ -59,7 +62,7 @@ const CONSTRAINT = words(
 );
 const DECISION = words(
   [
-    "decided|decide|instead|because|will use|I'll use|we'll use|going with|chose|choose|opted|rather than|switch(?:ed)? to|the fix is|the approach",
+    "decided|instead|because|will use|I'll use|we'll use|going with|chose|opted|rather than|switch(?:ed)? to|the fix is|the approach",
     "deciso|invece|perché|userò|useremo|scelto",
     "decidí|decidimos|en lugar de|porque|usaré|usaremos|elegí",
     "décidé|au lieu de|parce que|utiliserai|choisi",
@@ -72,6 +75,13 @@ const NEXT = words(
     "poi|dopo|prossim\\p{L}*|ancora|luego|después|siguiente|ensuite|puis|prochain\\p{L}*|danach|als nächstes",
   ].join("|"),
 );
+/**
+ * A sentence that says what the assistant is about to do: a next step, not a decision, even when
+ * it names a reason ("I'll fetch one more task to decide").
+ */
+const INTENT =
+  /^(?:(?:now|next|first|then|so|ok(?:ay)?)[,\s]+)?(?:I'll|I will|I'm going to|I am going to|I need to|I want to|let me|let's|we'll|we will|we need to|going to|ora |adesso |vado a|voy a|vamos a|je vais|nous allons|ich werde|wir werden|lass mich)/i;
+export const isIntent = (sentence: string): boolean => INTENT.test(sentence.trim());
 const FILLER = /^(?:ok(?:ay)?|yes|yeah|yep|sure|continue|go on|go ahead|thanks?|thank you|do it|proceed|sì|si|oui|ja|vai|continua)\b/i;
 
 /** Lines that report a failure in command or tool output (compiler, npm, test runners, shells). */
@@ -81,10 +91,11 @@ const FAILED_TOOL = /^(?:Could not|Cannot|Can't|Failed|Error|No such|Unable to)\
 const EXIT_CODE = /(?:exited with code|exit code:?)\s*([1-9]\d*)/i;
 
 /** The most telling error line of a tool result, or undefined when it reports no failure. */
-export function errorLine(output: string, toolName?: string): string | undefined {
-  if (toolName && CONTENT_TOOLS.has(toolName)) return undefined;
+export function errorLine(output: string, toolName?: string, kind?: FileOperation["kind"]): string | undefined {
+  if (kind === "read" || (toolName && isContentTool(toolName))) return undefined;
   const lines = output.split("\n");
-  if ((toolName === "edit" || toolName === "write") && FAILED_TOOL.test(output.trim())) return lines[0].trim();
+  const changesFiles = kind === "edit" || kind === "write" || toolName === "edit" || toolName === "write";
+  if (changesFiles && FAILED_TOOL.test(output.trim())) return lines[0].trim();
   const specific = lines.find((line) => ERROR_LINE.test(line));
   if (specific) return specific.trim();
   const exit = lines.find((line) => EXIT_CODE.test(line));
@@ -138,16 +149,43 @@ export function condense(text: string, max = 300): string {
 
 export const isSubstantiveRequest = (text: string): boolean => {
   const t = text.trim();
+  if (isInjectedPrompt(t)) return false;
   if (t.startsWith("/") && !/\s/.test(t)) return false; // slash commands like /mode
   if (t.length < 25 && FILLER.test(t)) return false;
   return t.length >= 8;
 };
 
-/** Sentences that state a rule; questions are left out (they ask, they do not constrain). */
+/** "Only …" states a rule at the start of a sentence; elsewhere ("with only `done`") it rarely does. */
+const ONLY = /^(?:only|just)\s/i;
+/** Quoted text ("…", “…”, «…»): someone else's words, not the user's rule. */
+const QUOTED = /"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»/g;
+const unquoted = (sentence: string) => sentence.replace(QUOTED, " ");
+
+/**
+ * Sentences that state a rule; questions are left out (they ask, they do not constrain), and so
+ * are pasted logs and error text, and a rule word only inside quotes does not count.
+ */
 export const constraintSentences = (texts: readonly string[]) =>
-  texts.flatMap(sentences).filter((s) => CONSTRAINT.test(s) && !/[?？]$/.test(s));
+  texts
+    .map(proseOf)
+    .flatMap(sentences)
+    .filter((s) => {
+      const own = unquoted(s);
+      return (CONSTRAINT.test(own) || ONLY.test(own)) && !/[?？]$/.test(s) && !isLogLine(s);
+    });
+/** Sentences that report a choice; statements of intent are next steps, not decisions. */
 export const decisionSentences = (texts: readonly string[]) =>
-  texts.flatMap(sentences).filter((s) => DECISION.test(s));
+  texts.flatMap(sentences).filter((s) => DECISION.test(s) && !isIntent(s));
+
+/** The last question the assistant asked in `text` (verbatim), if it asked one. */
+export function lastQuestion(text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  const asked = sentences(text).filter((s) => /[?？]\W*$/.test(s));
+  if (asked.length > 0) return asked[asked.length - 1];
+  const lines = text.trim().split("\n");
+  const last = lines[lines.length - 1]?.trim();
+  return last && /[?？]\W*$/.test(last) ? last : undefined;
+}
 export const plannedSteps = (text: string): string[] => {
   const items = listItems(text);
   return items.length > 0 ? items.slice(0, 10) : sentences(text).filter((s) => NEXT.test(s)).slice(-5);
@@ -160,6 +198,9 @@ export function isInspection(command: string): boolean {
   const bare = command.trim().replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "");
   return INSPECTION.test(bare);
 }
+
+/** Tools that run a shell command (`command` argument). */
+const SHELL_TOOLS = new Set(["bash", "shell", "exec", "run_command", "run_terminal_cmd", "terminal"]);
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 const codeSpan = (text: string, max = 120) => {
@@ -214,14 +255,13 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
       case "toolCalls":
         pending = parseToolCalls(part.text).map((call) => {
           const entry: (typeof pending)[number] = { ...call };
-          const path = call.args.path;
-          const kind = FILE_TOOLS[call.name];
+          const file = fileToolCall(call.name, call.args);
           // Optimistic until a result says otherwise: a call whose result is missing still happened.
-          if (kind && typeof path === "string" && path) {
-            entry.op = { path, kind, ok: true };
+          if (file) {
+            entry.op = { path: file.path, kind: file.kind, ok: true };
             facts.fileOps.push(entry.op);
           }
-          if (call.name === "bash" && typeof call.args.command === "string") {
+          if (SHELL_TOOLS.has(call.name.toLowerCase()) && typeof call.args.command === "string") {
             entry.run = { command: call.args.command, ok: true };
             facts.commands.push(entry.run);
           }
@@ -231,14 +271,18 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
       case "toolResult": {
         const call = pending.shift();
         if (!call) break;
-        let failure = errorLine(part.text, call.name);
+        let failure = errorLine(part.text, call.name, call.op?.kind);
         // grep and friends exit 1 for "nothing found": an answer, not a failure.
         if (failure && call.run && isInspection(call.run.command) && EXIT_CODE.test(failure) && !ERROR_LINE.test(failure)) {
           failure = undefined;
         }
-        const key = call.run ? `bash:${call.run.command}` : call.op ? `file:${call.op.path}` : `tool:${call.name}`;
+        // A check is a program and its subcommand: a later successful run of it clears its error,
+        // whatever is chained after it (`npm run typecheck && npm run lint` clears `npm run typecheck`).
+        const checks = call.run ? checksOf(call.run.command) : [];
+        const key = call.run ? `bash:${checks[0] ?? call.run.command}` : call.op ? `file:${call.op.path}` : `tool:${call.name}`;
         if (!failure) {
           resolve(key);
+          for (const check of checks) resolve(`bash:${check}`);
           break;
         }
         if (call.op) call.op.ok = false;

@@ -98,7 +98,8 @@ export function parseSummary(markdown: string): ParsedSummary {
       result.sections.set(title, current);
       continue;
     }
-    if (!current || !line.trim() || /^_\(extractive summary/.test(line.trim()) || /^-{3,}$/.test(line.trim())) continue;
+    // A line that is only bold text is a heading of another layout (the split-turn heading), not an item.
+    if (!current || !line.trim() || /^_\(extractive summary/.test(line.trim()) || /^-{3,}$/.test(line.trim()) || /^\*\*[^*]+\*\*$/.test(line.trim())) continue;
     const text = itemText(line);
     if (text && text !== NONE) current.push(text);
   }

@@ -14,8 +14,10 @@ import {
   decisionSentences,
   extractFacts,
   isInspection,
+  lastQuestion,
   plannedSteps,
 } from "./extractive-facts.js";
+import { isLogLine, proseOf } from "./user-text.js";
 import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";
 import { SummarizationAbortedError, type SummarizeRequest, type SummarizeResult, type Summarizer } from "./types.js";
 
@@ -115,8 +117,8 @@ function criticalItems(facts: ConversationFacts, parsed: ParsedPrompt): string[]
   const items: string[] = [];
   if (parsed.focus) items.push(`Focus requested: ${parsed.focus}`);
   items.push(...parsed.additionalContext);
-  const question = facts.finalAnswer?.trim();
-  if (question?.endsWith("?")) items.push(`Question awaiting the user's answer: ${condense(question.split("\n").pop() ?? question)}`);
+  const question = lastQuestion(facts.finalAnswer);
+  if (question) items.push(`Question awaiting the user's answer: ${question}`);
   const { modified, read } = fileLists(facts);
   items.push(...modified.map((path) => `Modified: ${codeSpan(path, 280)}`));
   items.push(...read.map((path) => `Read: ${codeSpan(path, 280)}`));
@@ -126,9 +128,20 @@ function criticalItems(facts: ConversationFacts, parsed: ParsedPrompt): string[]
 }
 
 /** The sections a conversation yields by itself, before any previous summary is merged in. */
+/**
+ * A request as a goal: its prose, pasted logs and code left out; a request that is nothing but
+ * pasted output is named by its first error line.
+ */
+function goalOf(request: string): string {
+  const prose = proseOf(request).trim();
+  if (prose.replace(/[\s:.,-]/g, "").length >= 8) return condense(prose);
+  const pasted = request.split("\n").find((line) => isLogLine(line));
+  return `Pasted output: ${codeSpan(pasted ?? request, 200)}`;
+}
+
 function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Items {
-  const goal = facts.requests.slice(0, 3).map((r) => condense(r));
-  if (facts.lastRequest && facts.requests.length > 3) goal.push(`Latest request: ${condense(facts.lastRequest)}`);
+  const goal = facts.requests.slice(0, 3).map(goalOf);
+  if (facts.lastRequest && facts.requests.length > 3) goal.push(`Latest request: ${goalOf(facts.lastRequest)}`);
   const inProgress = facts.endsMidTurn && facts.lastRequest ? [condense(facts.lastRequest)] : [];
   const finalAnswer = facts.finalAnswer ?? facts.assistantTexts[facts.assistantTexts.length - 1];
   let next = finalAnswer ? plannedSteps(finalAnswer) : [];
@@ -155,6 +168,10 @@ const ALIASES: Record<string, string> = {
   Decisions: SECTION.decisions,
   "Next steps": SECTION.next,
   "Key decisions": SECTION.decisions,
+  // A split turn's notes from the previous summary: its request is a goal, its context stays critical.
+  [SECTION.originalRequest]: SECTION.goal,
+  [SECTION.earlyProgress]: SECTION.done,
+  [SECTION.suffixContext]: SECTION.critical,
 };
 
 /**
@@ -210,6 +227,8 @@ function turnPrefixSummary(facts: ConversationFacts): string {
   const { modified, read } = fileLists(facts);
   const lastText = facts.assistantTexts[facts.assistantTexts.length - 1];
   const context = [
+    // The request above is condensed; its rules are kept whole.
+    ...constraintSentences(facts.requests).map((rule) => `Constraint: ${rule}`),
     ...(lastText ? [`Last assistant message: ${condense(lastText, 280)}`] : []),
     ...modified.map((path) => `Modified: ${codeSpan(path, 280)}`),
     ...read.map((path) => `Read: ${codeSpan(path, 280)}`),

@@ -6,7 +6,7 @@
  */
 import { extractiveSummarizer } from "./extractive.js";
 import { withRedaction } from "./redact.js";
-import type { Summarizer } from "./types.js";
+import { type Summarizer, SummarizerConfigError } from "./types.js";
 
 export interface SummarizerChoice {
   /** `provider/id`, a pi-ai model; its API key comes from the provider's environment variable */
@@ -56,4 +56,27 @@ export async function selectSummarizer(choice: SummarizerChoice = {}): Promise<S
   }
   if (!choice.extractive) choice.onNotice?.(EXTRACTIVE_NOTICE);
   return extractiveSummarizer();
+}
+
+/**
+ * A summarizer named in one word, as `bonsai eval --summarizer` takes it: `extractive`,
+ * `model:provider/id`, `base-url:URL` (optionally `base-url:URL#model-id`) or `remote:URL`.
+ */
+export function parseSummarizerSpec(spec: string): SummarizerChoice {
+  const text = spec.trim();
+  if (text === "extractive") return { extractive: true };
+  const colon = text.indexOf(":");
+  const kind = colon > 0 ? text.slice(0, colon) : "";
+  const value = text.slice(colon + 1).trim();
+  if (value) {
+    if (kind === "model") return { model: value };
+    if (kind === "remote") return { remote: value };
+    if (kind === "base-url") {
+      const hash = value.lastIndexOf("#");
+      return hash > 0 ? { baseUrl: value.slice(0, hash), modelId: value.slice(hash + 1) } : { baseUrl: value };
+    }
+  }
+  throw new SummarizerConfigError(
+    `unknown summarizer "${spec}": use extractive, model:provider/id, base-url:URL[#model-id] or remote:URL`,
+  );
 }

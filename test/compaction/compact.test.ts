@@ -29,6 +29,8 @@ import { REAL_SESSION } from "../helpers/fixtures.js";
 import { a, compaction, messageOf, path, text, tr, u } from "../helpers/paths.js";
 
 const settings = (keepRecentTokens: number) => ({ ...DEFAULT_COMPACTION_SETTINGS, keepRecentTokens });
+/** The reference's summary layout: no verbatim requests section, no coverage appendix (test/compaction/summary-guard.test.ts has those). */
+const REFERENCE_LAYOUT = { guard: { verbatimRequests: false, coverageCheck: false } } as const;
 
 /** A clean cut at "q2": q1 and its reply (which edits and reads files) are summarized. */
 function cleanPreparation(previous?: { summary: string; details?: unknown }): CompactionPreparation {
@@ -66,7 +68,7 @@ describe("compact: the history summary", () => {
   it("asks once with the initial prompt: conversation first, instructions last, 0.8 x reserve tokens", async () => {
     const summarizer = fakeSummarizer((r) => (r.purpose === "history" ? "## Goal\nship it" : "short one"));
     const prep = cleanPreparation();
-    const result = await compact(prep, summarizer);
+    const result = await compact(prep, summarizer, REFERENCE_LAYOUT);
     const history = summarizer.requests[0];
     assert.equal(history.purpose, "history");
     assert.equal(history.systemPrompt, COMPACTION_SYSTEM_PROMPT);
@@ -109,7 +111,7 @@ describe("compact: the history summary", () => {
   it("with a previous compaction: the update prompt and the previous summary without its file tags", async () => {
     const previous = "## Goal\nold goal\n\n<read-files>\nold.md\n</read-files>\n\n<modified-files>\nold.ts\n</modified-files>";
     const summarizer = fakeSummarizer();
-    const result = await compact(cleanPreparation({ summary: previous, details: { readFiles: ["old.md"], modifiedFiles: ["old.ts"] } }), summarizer);
+    const result = await compact(cleanPreparation({ summary: previous, details: { readFiles: ["old.md"], modifiedFiles: ["old.ts"] } }), summarizer, REFERENCE_LAYOUT);
     const prompt = summarizer.requests[0].prompt;
     assert.ok(prompt.includes("</conversation>\n\n<previous-summary>\n## Goal\nold goal\n</previous-summary>\n\n"));
     assert.ok(prompt.endsWith(UPDATE_SUMMARY_PROMPT));
@@ -147,7 +149,7 @@ describe("compact: split turns", () => {
       return r.purpose === "history" ? "HISTORY" : "PREFIX";
     });
     const prep = splitPreparation(true);
-    const result = await compact(prep, summarizer, { customInstructions: "focus X" });
+    const result = await compact(prep, summarizer, { customInstructions: "focus X", ...REFERENCE_LAYOUT });
     assert.ok(result.summary.startsWith(`HISTORY\n\n---\n\n${SPLIT_TURN_HEADING}\n\nPREFIX\n\n<read-files>`));
     const prefix = summarizer.requests.find((r) => r.purpose === "turn-prefix")!;
     assert.equal(prefix.maxTokens, Math.floor(0.5 * 16384));
@@ -347,7 +349,7 @@ describe("compaction through SessionManager", () => {
       assert.ok(prep, `round ${round} is compactable`);
       assert.equal(prep.isSplitTurn, false);
       previousSummaries.push(prep.previousSummary);
-      const result = await compact(prep, summarizer);
+      const result = await compact(prep, summarizer, REFERENCE_LAYOUT);
       const id = session.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, undefined, {
         shortSummary: result.shortSummary,
       });

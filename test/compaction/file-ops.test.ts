@@ -41,13 +41,42 @@ describe("extractFileOpsFromMessage", () => {
         { name: "read", args: {} },
         { name: "read", args: { path: "" } },
         { name: "edit", args: { path: 42 } },
-        { name: "Read", args: { path: "case.ts" } },
+        { name: "READ_NOTHING", args: { path: "case.ts" } },
+        { name: "str_replace_editor", args: { path: "no-command.ts" } },
       ),
       ops,
     );
     extractFileOpsFromMessage(messageOf(u("read the file src/a.ts")), ops);
     extractFileOpsFromMessage(messageOf(tr("ok", "read")), ops);
     assert.deepEqual(ops, createFileOps());
+  });
+
+  it("recognizes other agents' tool names and argument names (OpenClaw, Claude-Code-style, editor tools)", () => {
+    const ops = createFileOps();
+    extractFileOpsFromMessage(
+      assistantCalling(
+        { name: "Read", args: { file_path: "/repo/src/read.ts" } },
+        { name: "view", args: { filePath: "docs/view.md" } },
+        { name: "Write", args: { file_path: "/repo/src/new.ts", content: "x" } },
+        { name: "create", args: { filename: "notes.txt" } },
+        { name: "Edit", args: { file_path: "/repo/src/edit.ts", old_string: "a", new_string: "b" } },
+        { name: "MultiEdit", args: { file_path: "/repo/src/multi.ts", edits: [] } },
+        { name: "str_replace", args: { path: "src/replace.ts" } },
+        { name: "str_replace_based_edit_tool", args: { command: "view", path: "src/seen.ts" } },
+        { name: "str_replace_editor", args: { command: "create", path: "src/made.ts" } },
+        { name: "str_replace_editor", args: { command: "insert", path: "src/inserted.ts" } },
+      ),
+      ops,
+    );
+    assert.deepEqual([...ops.read].sort(), ["/repo/src/read.ts", "docs/view.md", "src/seen.ts"]);
+    assert.deepEqual([...ops.written].sort(), ["/repo/src/new.ts", "notes.txt", "src/made.ts"]);
+    assert.deepEqual([...ops.edited].sort(), ["/repo/src/edit.ts", "/repo/src/multi.ts", "src/inserted.ts", "src/replace.ts"]);
+  });
+
+  it("prefers `path` when a call names several files, as the reference reads it", () => {
+    const ops = createFileOps();
+    extractFileOpsFromMessage(assistantCalling({ name: "read", args: { path: "a.ts", file_path: "b.ts" } }), ops);
+    assert.deepEqual([...ops.read], ["a.ts"]);
   });
 
   it("tolerates assistant content that is not an array (damaged files)", () => {

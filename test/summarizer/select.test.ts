@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { Command } from "commander";
 import { addSummarizerOptions, summarizerChoiceFrom, summarizerFromOptions } from "../../src/cli/summarizer-options.js";
 import { CliError } from "../../src/cli/output.js";
-import { EXTRACTIVE_NOTICE, selectSummarizer } from "../../src/summarizer/select.js";
+import { EXTRACTIVE_NOTICE, parseSummarizerSpec, selectSummarizer } from "../../src/summarizer/select.js";
 import { SummarizerConfigError } from "../../src/summarizer/types.js";
 
 const SECRET = `ghp_${"1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"}`;
@@ -104,5 +104,21 @@ describe("CLI summarizer options", () => {
       assert.match(error.message, /not provider\/id/);
       return true;
     });
+  });
+});
+
+describe("parseSummarizerSpec", () => {
+  it("reads the four forms `bonsai eval --summarizer` takes", () => {
+    assert.deepEqual(parseSummarizerSpec("extractive"), { extractive: true });
+    assert.deepEqual(parseSummarizerSpec("model:anthropic/claude-haiku-4-5"), { model: "anthropic/claude-haiku-4-5" });
+    assert.deepEqual(parseSummarizerSpec("base-url:http://127.0.0.1:11434/v1"), { baseUrl: "http://127.0.0.1:11434/v1" });
+    assert.deepEqual(parseSummarizerSpec("base-url:http://127.0.0.1:11434/v1#qwen3:8b"), { baseUrl: "http://127.0.0.1:11434/v1", modelId: "qwen3:8b" });
+    assert.deepEqual(parseSummarizerSpec("remote:https://summaries.example/v1"), { remote: "https://summaries.example/v1" });
+  });
+
+  it("refuses anything else with a message naming the forms", () => {
+    for (const spec of ["", "gpt-5", "model:", "ollama:llama3"]) {
+      assert.throws(() => parseSummarizerSpec(spec), (error: unknown) => error instanceof SummarizerConfigError && /use extractive, model:provider\/id/.test(error.message));
+    }
   });
 });

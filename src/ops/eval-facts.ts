@@ -1,0 +1,92 @@
+/**
+ * The facts a summary of a span should keep, extracted from the span without a model, and the
+ * retention score of a summary against them: a fact counts as kept when its text (or one of its
+ * probes) appears in the summary verbatim or equal up to case, markup, spacing and trailing
+ * punctuation. Used by `bonsai eval` (ops/eval.ts). Pure functions.
+ */
+import type { AgentMessage } from "../format/message-types.js";
+import { convertToLlm } from "../messages/convert.js";
+import { serializeConversation } from "../messages/serialize.js";
+import { normalizeForMatch } from "../summarizer/coverage.js";
+import { constraintSentences, decisionSentences, extractFacts, lastQuestion } from "../summarizer/extractive-facts.js";
+import { parseTranscript } from "../summarizer/extractive-parse.js";
+
+export type FactKind = "file" | "identifier" | "error" | "constraint" | "decision" | "request" | "question";
+export const FACT_KINDS: readonly FactKind[] = ["file", "identifier", "error", "constraint", "decision", "request", "question"];
+
+export interface EvalFact {
+  kind: FactKind;
+  text: string;
+}
+
+/** At most this many facts of one kind per span: a long session should not be scored on its decisions alone. */
+const MAX_PER_KIND = 40;
+
+/** Code identifiers the user named: `backticked` ones and camelCase, snake_case or dotted words. */
+function identifiers(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(/`([A-Za-z_$][\w$.]*)(?:\(\))?`/g)) if (match[1].length >= 3) found.add(match[1]);
+  for (const match of text.matchAll(/(?<![\w./-])([a-z]+[A-Z][A-Za-z0-9]*|[a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)(?![\w/-])/g)) found.add(match[1]);
+  return [...found];
+}
+
+/** The first sentence of a request, or its first 200 characters: what identifies it. */
+function requestProbe(request: string): string {
+  const line = request.trim().split("\n")[0];
+  const sentence = /^(.{12,}?[.!?])(?:\s|$)/.exec(line)?.[1] ?? line;
+  return sentence.slice(0, 200);
+}
+
+/** Facts of the messages summarized so far (oldest first): what a continuation needs from the summary. */
+export function spanFacts(messages: readonly AgentMessage[]): EvalFact[] {
+  const parts = parseTranscript(serializeConversation(convertToLlm(messages)));
+  const facts = extractFacts(parts);
+  const out: EvalFact[] = [];
+  const add = (kind: FactKind, texts: Iterable<string>) => {
+    let n = 0;
+    for (const text of texts) {
+      if (n >= MAX_PER_KIND) break;
+      if (!text.trim() || out.some((f) => f.kind === kind && f.text === text)) continue;
+      out.push({ kind, text });
+      n++;
+    }
+  };
+  add("file", facts.fileOps.filter((op) => op.kind !== "read").map((op) => op.path));
+  add("identifier", facts.requests.flatMap(identifiers));
+  add("error", facts.openErrors.map((e) => e.line));
+  add("constraint", constraintSentences(facts.requests));
+  add("decision", decisionSentences(facts.assistantTexts));
+  if (facts.lastRequest) add("request", [requestProbe(facts.lastRequest)]);
+  const question = lastQuestion(facts.finalAnswer);
+  if (question) add("question", [question]);
+  return out;
+}
+
+export interface KindScore {
+  found: number;
+  total: number;
+}
+
+export interface RetentionScore {
+  /** found / total, 1 when there is nothing to find */
+  retention: number;
+  found: number;
+  total: number;
+  byKind: Partial<Record<FactKind, KindScore>>;
+  missing: EvalFact[];
+}
+
+export function scoreRetention(summary: string, facts: readonly EvalFact[]): RetentionScore {
+  const haystack = normalizeForMatch(summary);
+  const byKind: Partial<Record<FactKind, KindScore>> = {};
+  const missing: EvalFact[] = [];
+  for (const fact of facts) {
+    const score = byKind[fact.kind] ?? { found: 0, total: 0 };
+    byKind[fact.kind] = score;
+    score.total++;
+    if (haystack.includes(normalizeForMatch(fact.text))) score.found++;
+    else missing.push(fact);
+  }
+  const found = facts.length - missing.length;
+  return { retention: facts.length === 0 ? 1 : found / facts.length, found, total: facts.length, byKind, missing };
+}

@@ -1,0 +1,145 @@
+/**
+ * The coverage check run after every summary, whatever wrote it (a model, a remote endpoint, the
+ * extractive summarizer): deterministic, no model. The facts a continuation cannot do without —
+ * the files changed, the user's constraint sentences, the latest request, errors not cleared
+ * later, the assistant's decisions, the question left open at the end of the span — must appear in
+ * the summary; those that do not are appended verbatim under a short heading, within a budget.
+ * Pure functions; the token estimate is passed in.
+ */
+import type { TranscriptPart } from "./extractive-parse.js";
+import { constraintSentences, decisionSentences, extractFacts, lastQuestion } from "./extractive-facts.js";
+import type { EstimateTokens } from "./user-requests.js";
+
+export const COVERAGE_HEADING = "## Also in the conversation (coverage check)";
+export const DEFAULT_COVERAGE_TOKENS = 1000;
+/** Longest item appended, in characters (a long request is cut, its start is what identifies it). */
+const MAX_ITEM_CHARS = 600;
+
+export type CoverageKind = "request" | "question" | "error" | "constraint" | "decision" | "file";
+
+export interface CoverageItem {
+  kind: CoverageKind;
+  /** what is appended, verbatim (on one line) */
+  text: string;
+  /** what must be found in the summary; `text` when absent */
+  probe?: string;
+}
+
+/** What the check did, stored in the compaction entry's `details.coverage` and in its event. */
+export interface CoverageReport {
+  /** facts looked for */
+  checked: number;
+  /** facts that the summary did not contain, appended below (kind and text) */
+  added: { kind: CoverageKind; text: string }[];
+  /** missing facts left out because the appendix budget was spent */
+  omitted: number;
+}
+
+const LABEL: Record<CoverageKind, string> = {
+  request: "Latest request",
+  question: "Open question",
+  error: "Unresolved error",
+  constraint: "Constraint",
+  decision: "Decision",
+  file: "Modified",
+};
+const KIND_OF_LABEL = new Map(Object.entries(LABEL).map(([kind, label]) => [label, kind as CoverageKind]));
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+const clip = (text: string) => (text.length > MAX_ITEM_CHARS ? `${text.slice(0, MAX_ITEM_CHARS - 1)}…` : text);
+
+/** Text compared without case, markup, quote markers, spacing and trailing punctuation. */
+export function normalizeForMatch(text: string): string {
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/^\s*>\s?/gm, "")
+    .replace(/[`*_~]/g, "")
+    .replace(/[“”„«»]/g, '"')
+    .replace(/[‘’]/g, "'")
+    .replace(/\s+/g, " ")
+    .replace(/[\s.,;:!?。！？]+$/, "")
+    .trim();
+}
+
+/** Whether `probe` appears in `summary` (normalized). */
+export function mentions(summary: string, probe: string): boolean {
+  const needle = normalizeForMatch(probe);
+  return needle.length === 0 || normalizeForMatch(summary).includes(needle);
+}
+
+export interface CoverageInput {
+  /** the summarized span, as a transcript */
+  conversation: readonly TranscriptPart[];
+  /** files changed up to the cut (carried over from earlier compactions too) */
+  modifiedFiles: readonly string[];
+  /** requests quoted by earlier summaries (their constraints still bind) */
+  olderRequests?: readonly string[];
+  /** items an earlier coverage check appended; they are checked again */
+  carried?: readonly CoverageItem[];
+}
+
+/** The facts the summary must hold, most important first. */
+export function requiredFacts(input: CoverageInput): CoverageItem[] {
+  const facts = extractFacts(input.conversation);
+  const items: CoverageItem[] = [];
+  if (facts.lastRequest) items.push({ kind: "request", text: clip(oneLine(facts.lastRequest)) });
+  const question = lastQuestion(facts.finalAnswer);
+  if (question) items.push({ kind: "question", text: oneLine(question) });
+  for (const error of facts.openErrors) items.push({ kind: "error", text: clip(`${error.subject}: ${error.line}`), probe: error.line });
+  for (const sentence of constraintSentences([...facts.requests, ...(input.olderRequests ?? [])])) {
+    items.push({ kind: "constraint", text: clip(oneLine(sentence)) });
+  }
+  for (const sentence of decisionSentences(facts.assistantTexts)) items.push({ kind: "decision", text: clip(oneLine(sentence)) });
+  for (const path of input.modifiedFiles) items.push({ kind: "file", text: `\`${path}\``, probe: path });
+  items.push(...(input.carried ?? []));
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = normalizeForMatch(item.probe ?? item.text);
+    if (!k || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+export interface CoverageResult {
+  /** the appendix (heading and items), or "" when nothing is missing */
+  text: string;
+  report: CoverageReport;
+}
+
+/**
+ * Checks `summary` for every fact and renders what is missing, within `budget` tokens (the most
+ * important facts first; what does not fit is counted in `omitted`).
+ */
+export function checkCoverage(summary: string, facts: readonly CoverageItem[], budget: number, estimate: EstimateTokens): CoverageResult {
+  const haystack = normalizeForMatch(summary);
+  const missing = facts.filter((fact) => !haystack.includes(normalizeForMatch(fact.probe ?? fact.text)));
+  const lines: string[] = [];
+  const added: CoverageReport["added"] = [];
+  let used = estimate(COVERAGE_HEADING);
+  for (const fact of missing) {
+    const line = `- ${LABEL[fact.kind]}: ${fact.text}`;
+    const cost = estimate(line) + 1;
+    if (used + cost > budget) continue;
+    lines.push(line);
+    added.push({ kind: fact.kind, text: fact.text });
+    used += cost;
+  }
+  const report: CoverageReport = { checked: facts.length, added, omitted: missing.length - added.length };
+  return { text: lines.length > 0 ? `${COVERAGE_HEADING}\n\n${lines.join("\n")}` : "", report };
+}
+
+/**
+ * The items of an earlier appendix that still hold on the next update: constraints and decisions
+ * (a request, a question or an error of an older span is superseded by newer work).
+ */
+export function parseCoverage(section: string): CoverageItem[] {
+  const items: CoverageItem[] = [];
+  for (const line of section.split("\n")) {
+    const match = /^- ([^:]+): (.+)$/.exec(line.trim());
+    const kind = match ? KIND_OF_LABEL.get(match[1]) : undefined;
+    if (match && (kind === "constraint" || kind === "decision")) items.push({ kind, text: match[2] });
+  }
+  return items;
+}

@@ -1,0 +1,127 @@
+/**
+ * The verbatim requests section every compaction summary ends with: the user's requests from the
+ * summarized span, quoted word for word, newest first, within a token budget (older ones clipped
+ * with a marker). On an iterative update the previous summary's section is read back (by its
+ * heading) and merged, so the task and its constraints are never paraphrased away and the
+ * section never repeats itself. Pure functions; the token estimate is passed in.
+ */
+import type { TranscriptPart } from "./extractive-parse.js";
+import { isSubstantiveRequest } from "./extractive-facts.js";
+
+export const USER_REQUESTS_HEADING = "## User requests (verbatim, newest first)";
+export const DEFAULT_USER_REQUESTS_TOKENS = 2000;
+const CLIPPED = "[… clipped]";
+/** Below this many tokens left, an older request is counted in the marker instead of clipped. */
+const MIN_CLIP_TOKENS = 40;
+
+export type EstimateTokens = (text: string) => number;
+
+/** The user's own requests in a transcript, oldest first (commands run, summaries and injected prompts left out). */
+export function userRequests(parts: readonly TranscriptPart[]): string[] {
+  const out: string[] = [];
+  for (const part of parts) {
+    if (part.role !== "user") continue;
+    const text = part.text.trim();
+    if (/<summary>\n/.test(text) || /^Ran (?:`|Python:)/.test(text)) continue;
+    if (isSubstantiveRequest(text)) out.push(text);
+  }
+  return out;
+}
+
+const key = (text: string) => text.replace(/\s+/g, " ").replace(CLIPPED, "").trim().toLowerCase();
+
+/** Newest first, each once: the span's requests (oldest first) ahead of the previous section's. */
+export function mergeUserRequests(spanRequests: readonly string[], previous: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const request of [...[...spanRequests].reverse(), ...previous]) {
+    const k = key(request);
+    if (!k || seen.has(k)) continue;
+    seen.add(k);
+    out.push(request);
+  }
+  return out;
+}
+
+const quote = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => (line.trim() ? `> ${line}` : ">"))
+    .join("\n");
+
+export interface RenderedRequests {
+  text: string;
+  /** requests quoted whole */
+  quoted: number;
+  /** requests cut short or left out to stay within the budget */
+  clipped: number;
+}
+
+/** Cuts `text` to about `tokens` tokens at a line or word boundary, marked. */
+function clipTo(text: string, tokens: number, estimate: EstimateTokens): string {
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (estimate(text.slice(0, mid)) <= tokens) low = mid;
+    else high = mid - 1;
+  }
+  const cut = text.slice(0, low);
+  const space = Math.max(cut.lastIndexOf("\n"), cut.lastIndexOf(" "));
+  return `${(space > low * 0.6 ? cut.slice(0, space) : cut).trimEnd()} ${CLIPPED}`;
+}
+
+/**
+ * The section for `requests` (newest first) within `budget` tokens: newer requests whole, the
+ * first one that does not fit clipped (when enough room is left), the rest counted in a marker.
+ * Empty when there are no requests.
+ */
+export function renderUserRequests(requests: readonly string[], budget: number, estimate: EstimateTokens): RenderedRequests {
+  if (requests.length === 0) return { text: "", quoted: 0, clipped: 0 };
+  const marker = (omitted: number) => `_(${omitted} older request${omitted === 1 ? "" : "s"} left out to stay within ${budget} tokens)_`;
+  const whole = requests.reduce((n, r) => n + estimate(quote(r)) + 1, estimate(USER_REQUESTS_HEADING));
+  // When not everything fits, room is kept for the marker line that says so.
+  const limit = whole <= budget ? budget : budget - estimate(marker(requests.length)) - 1;
+  const blocks: string[] = [];
+  let used = estimate(USER_REQUESTS_HEADING);
+  let quoted = 0;
+  let index = 0;
+  for (; index < requests.length; index++) {
+    const block = quote(requests[index]);
+    const cost = estimate(block) + 1;
+    if (used + cost <= limit) {
+      blocks.push(block);
+      used += cost;
+      quoted++;
+      continue;
+    }
+    const room = limit - used - estimate(quote(CLIPPED)) - 1;
+    // The newest request is always shown, clipped if it alone is over the budget.
+    if (room >= MIN_CLIP_TOKENS || blocks.length === 0) {
+      blocks.push(quote(clipTo(requests[index], Math.max(room, MIN_CLIP_TOKENS), estimate)));
+      index++;
+    }
+    break;
+  }
+  const clipped = requests.length - quoted;
+  const omitted = requests.length - index;
+  if (omitted > 0) blocks.push(marker(omitted));
+  return { text: `${USER_REQUESTS_HEADING}\n\n${blocks.join("\n\n")}`, quoted, clipped };
+}
+
+/** The requests quoted in a rendered section (clipped ones with their marker), newest first. */
+export function parseUserRequests(section: string): string[] {
+  const requests: string[] = [];
+  let current: string[] | undefined;
+  for (const line of section.split("\n")) {
+    if (line.startsWith(">")) {
+      current ??= [];
+      current.push(line.replace(/^> ?/, ""));
+      continue;
+    }
+    if (current) requests.push(current.join("\n").trim());
+    current = undefined;
+  }
+  if (current) requests.push(current.join("\n").trim());
+  return requests.filter(Boolean);
+}

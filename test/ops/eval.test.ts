@@ -1,0 +1,197 @@
+/**
+ * `evaluateSummaries` (ops/eval.ts) and its pure parts: where rounds compact, which planted facts
+ * hold at a cut, retention scores, judge probes. On generated sessions with planted facts of every
+ * kind (bench/planted-sessions.ts), the extractive summarizer with the verbatim section and the
+ * coverage check keeps ≥ 95% after one compaction and ≥ 90% after three with growth ≤ 1.5x, and a
+ * scripted model that drops facts is lifted to the same figures by the check.
+ */
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { describe, it } from "node:test";
+import { PLANTED_KINDS, plantedManager, plantedSession } from "../../bench/planted-sessions.js";
+import { type EvalReport, evaluateSummaries, factsAtCut, type KnownFact } from "../../src/ops/eval.js";
+import { scoreRetention, spanFacts } from "../../src/ops/eval-facts.js";
+import { judgeSummary, readScores } from "../../src/ops/eval-judge.js";
+import { compactionPoints, turnEnds } from "../../src/ops/eval-rounds.js";
+import { extractiveSummarizer } from "../../src/summarizer/extractive.js";
+import type { Summarizer } from "../../src/summarizer/types.js";
+import { fakeSummarizer } from "../helpers/fake-summarizer.js";
+import { a, messageOf, tr, u } from "../helpers/paths.js";
+
+const EXAMPLE_SESSION = resolve(import.meta.dirname, "../../examples/coding-session.jsonl");
+
+/** A model that keeps only a vague goal: every planted fact is dropped. */
+const dropper = (): Summarizer =>
+  fakeSummarizer((r) =>
+    r.purpose === "turn-prefix" ? "## Original Request\nA change.\n\n## Early Progress\n- Some work." : "## Goal\nWork on the billing service.\n\n## Progress\n### Done\n- [x] Edited some files.",
+  );
+
+function planted(seed: number) {
+  const generated = plantedSession({ seed });
+  const { session, ids } = plantedManager(generated);
+  const facts: KnownFact[] = generated.facts.map((f) => ({
+    kind: f.kind,
+    text: f.text,
+    entryId: ids[f.at],
+    ...(f.until !== undefined ? { supersededBy: ids[f.until] } : {}),
+  }));
+  return { session, facts, generated };
+}
+
+async function evaluate(summarizer: () => Summarizer, seeds: readonly number[], guardOff = false): Promise<EvalReport> {
+  const sessions = seeds.map((seed) => {
+    const { session, facts } = planted(seed);
+    return { target: session, facts };
+  });
+  return evaluateSummaries(sessions, [{ label: "s", summarizer }], {
+    rounds: 3,
+    ...(guardOff ? { guard: { verbatimRequests: false, coverageCheck: false } } : {}),
+  });
+}
+
+function figures(report: EvalReport) {
+  return report.sessions.map((session) => {
+    const rounds = session.results[0].rounds;
+    assert.equal(rounds.length, 3, `${session.file}: three rounds ran (${session.results[0].error ?? ""})`);
+    return { first: rounds[0].retention, last: rounds[2].retention, growth: rounds[2].growth, rounds };
+  });
+}
+
+const SEEDS = [1, 2, 3, 4];
+
+describe("planted sessions", () => {
+  it("plant every kind of fact, and each kind is still to be kept after three rounds", async () => {
+    const { generated } = planted(1);
+    assert.deepEqual(new Set(generated.facts.map((f) => f.kind)), new Set(PLANTED_KINDS));
+    const report = await evaluate(extractiveSummarizer, [1]);
+    const last = report.sessions[0].results[0].rounds[2];
+    for (const kind of PLANTED_KINDS) assert.ok((last.byKind[kind]?.total ?? 0) > 0, `${kind} facts are scored in round 3`);
+  });
+
+  it("the extractive summarizer keeps ≥ 95% after one compaction, ≥ 90% after three, growth ≤ 1.5x", async () => {
+    for (const { first, last, growth, rounds } of figures(await evaluate(extractiveSummarizer, SEEDS))) {
+      assert.ok(first >= 0.95, `round 1 kept ${first}: lost ${JSON.stringify(rounds[0].missing)}`);
+      assert.ok(last >= 0.9, `round 3 kept ${last}: lost ${JSON.stringify(rounds[2].missing)}`);
+      assert.ok(growth <= 1.5, `growth ${growth}`);
+    }
+  });
+
+  it("a model that drops facts is lifted to the same figures by the coverage check and the verbatim section", async () => {
+    const without = figures(await evaluate(dropper, SEEDS, true));
+    for (const { first } of without) assert.ok(first < 0.8, `without the guard the dropper keeps only ${first}`);
+    for (const { first, last, growth, rounds } of figures(await evaluate(dropper, SEEDS))) {
+      assert.ok(first >= 0.95, `round 1 kept ${first}: lost ${JSON.stringify(rounds[0].missing)}`);
+      assert.ok(last >= 0.9, `round 3 kept ${last}: lost ${JSON.stringify(rounds[2].missing)}`);
+      assert.ok(growth <= 1.5, `growth ${growth}`);
+      assert.ok(rounds[0].coverageAdded > 0, "the check appended facts");
+    }
+  });
+});
+
+describe("compactionPoints and factsAtCut", () => {
+  const { session, facts } = planted(5);
+  const path = session.getBranch();
+
+  it("rounds compact at turn ends, in order, the first near 80% of the branch for three rounds", () => {
+    const points = compactionPoints(path, 3);
+    assert.equal(points.length, 3);
+    const ends = new Set(turnEnds(path));
+    for (const p of points) assert.ok(ends.has(p), `${p} is a turn end`);
+    assert.ok(points[0] < points[1] && points[1] < points[2]);
+    assert.equal(points[2], path.length - 1);
+    assert.ok(points[0] > path.length * 0.6 && points[0] < path.length * 0.95, `first point ${points[0]} of ${path.length}`);
+    assert.deepEqual(compactionPoints(path, 2, 10).slice(0, 1), [10], "--at fixes the first point");
+  });
+
+  it("a planted fact counts once it is before the cut and until what supersedes it is", () => {
+    const requests = facts.filter((f) => f.kind === "request");
+    const index = (id: string) => path.findIndex((e) => e.id === id);
+    const second = requests[1];
+    const cut = index(second.entryId) + 1;
+    const held = factsAtCut(path, facts, cut).filter((f) => f.kind === "request");
+    assert.deepEqual(held, [{ kind: "request", text: second.text }], "only the latest request before the cut");
+  });
+});
+
+describe("spanFacts and scoreRetention", () => {
+  const messages = [
+    messageOf(u("Make `parseHeader` accept tabs. Never change `HeaderMap`.")),
+    messageOf(a("I chose a regex over a split because headers may fold.", { calls: [{ name: "edit", args: { path: "src/header.ts" } }] })),
+    messageOf(tr("Successfully replaced text", "edit")),
+    messageOf(a("Done. Should folded headers keep their line breaks?")),
+  ];
+
+  it("extracts files, identifiers, constraints, decisions, the request and the open question", () => {
+    const facts = spanFacts(messages);
+    const of = (kind: string) => facts.filter((f) => f.kind === kind).map((f) => f.text);
+    assert.deepEqual(of("file"), ["src/header.ts"]);
+    assert.deepEqual(of("identifier"), ["parseHeader", "HeaderMap"]);
+    assert.deepEqual(of("constraint"), ["Never change `HeaderMap`."]);
+    assert.deepEqual(of("decision"), ["I chose a regex over a split because headers may fold."]);
+    assert.deepEqual(of("request"), ["Make `parseHeader` accept tabs."]);
+    assert.deepEqual(of("question"), ["Should folded headers keep their line breaks?"]);
+  });
+
+  it("finds facts verbatim or up to case, markup and spacing; reports what is missing", () => {
+    const facts = spanFacts(messages);
+    const score = scoreRetention("make **parseHeader** accept   tabs\n- never change HeaderMap\nsrc/header.ts", facts);
+    assert.deepEqual(score.missing.map((f) => f.kind).sort(), ["decision", "question"]);
+    assert.equal(score.found, facts.length - 2);
+    assert.equal(score.retention, score.found / facts.length);
+  });
+});
+
+describe("judge probes", () => {
+  it("ask the judge to answer from the summary alone, then to grade against the conversation", async () => {
+    const judge = fakeSummarizer((_r, n) =>
+      n === 0 ? '```json\n{"recall":"CSV export","artifacts":"src/csv.ts","continuation":"fix quoting","decisions":"streaming"}\n```' : '{"recall": 5, "artifacts": 4, "continuation": 9, "decisions": "x"}',
+    );
+    const scores = await judgeSummary(judge, "THE SUMMARY", "THE CONVERSATION");
+    assert.deepEqual(scores, { recall: 5, artifacts: 4, continuation: 5, decisions: 0 });
+    assert.ok(judge.requests[0].prompt.includes("THE SUMMARY") && !judge.requests[0].prompt.includes("THE CONVERSATION"));
+    assert.ok(judge.requests[1].prompt.includes("THE CONVERSATION") && judge.requests[1].prompt.includes("Answer: src/csv.ts"));
+    assert.deepEqual(readScores("no json here"), { recall: 0, artifacts: 0, continuation: 0, decisions: 0 });
+  });
+});
+
+describe("evaluateSummaries on the bundled example", () => {
+  it("runs offline, compares summarizers side by side on the same spans, and reports progress", async () => {
+    const progress: number[] = [];
+    const report = await evaluateSummaries(
+      [EXAMPLE_SESSION],
+      [
+        { label: "extractive", summarizer: extractiveSummarizer() },
+        { label: "dropper", summarizer: dropper },
+      ],
+      { rounds: 2, onProgress: ({ done }) => progress.push(done) },
+    );
+    const [extractive, dropped] = report.sessions[0].results;
+    assert.equal(extractive.rounds.length, 2);
+    assert.deepEqual(
+      extractive.rounds.map((r) => r.firstKeptEntryId),
+      dropped.rounds.map((r) => r.firstKeptEntryId),
+      "same spans",
+    );
+    assert.ok(extractive.rounds[0].facts > 10 && extractive.rounds[0].compression > 1);
+    assert.equal(progress[progress.length - 1], 4);
+  });
+
+  it("with a judge, scores every round with its probes", async () => {
+    const judge = fakeSummarizer((r) => (r.prompt.includes("<answers>") ? '{"recall":4,"artifacts":3,"continuation":5,"decisions":2}' : '{"recall":"r"}'));
+    const report = await evaluateSummaries([EXAMPLE_SESSION], [{ label: "extractive", summarizer: extractiveSummarizer() }], { rounds: 2, judge });
+    const rounds = report.sessions[0].results[0].rounds;
+    assert.deepEqual(
+      rounds.map((r) => r.judge),
+      [
+        { recall: 4, artifacts: 3, continuation: 5, decisions: 2 },
+        { recall: 4, artifacts: 3, continuation: 5, decisions: 2 },
+      ],
+    );
+    assert.equal(judge.requests.length, 4, "two calls per round");
+    assert.ok(judge.requests[0].prompt.includes("<summary>\n_(extractive summary"), "the first call sees the summary");
+  });
+
+  it("names a bad --at entry", async () => {
+    await assert.rejects(evaluateSummaries([EXAMPLE_SESSION], [{ label: "e", summarizer: extractiveSummarizer() }], { at: "zzzz" }), /no entry zzzz/);
+  });
+});
