@@ -1,10 +1,12 @@
 /**
  * AgentSession: a pi-agent-core Agent bound to a SessionManager. Every message is stored as it
  * ends; after each run the session retries transient errors, recovers from a context overflow
- * (compact, then continue), and compacts when the context passes the threshold.
+ * (compact, then continue), and compacts when the context passes the threshold, also inside a
+ * run before the next model call (mid-turn, through pi-agent-core's transformContext).
  *
  * This class is the public surface and the wiring. The concerns live next to it: the turn loop
- * (turn-loop.ts), when to compact (compaction-control.ts) and how (compaction-run.ts), tree moves
+ * (turn-loop.ts), when to compact (compaction-control.ts), making room (room.ts, background-summary.ts)
+ * and how a compaction goes (compaction-run.ts), the mid-turn seam (mid-turn.ts), tree moves
  * (session-tree.ts), the agent's context (agent-context.ts), subscribers (event-hub.ts), and the
  * pure rules (overflow, retry, candidates).
  */
@@ -27,7 +29,8 @@ import { SummarizerSource } from "./summarizer-source.js";
 import { TurnLoop } from "./turn-loop.js";
 import { TurnRetry } from "./turn-retry.js";
 import { type TreeMoveOptions, TreeMoves } from "./session-tree.js";
-import { pruneStep } from "./session-prune.js";
+import { pruneStep, savingsStep } from "./session-prune.js";
+import { midTurnTransform } from "./mid-turn.js";
 import type { AgentSessionOptions } from "./session-options.js";
 import { errorText } from "../util/error-text.js";
 
@@ -58,9 +61,13 @@ export class AgentSession {
     this.now = options.now ?? Date.now;
     const emit = this.events.emit.bind(this.events);
     this.retry = new TurnRetry(() => this.settings.retry, emit, this.now);
+    const { remoteEndpoint, models, model: compactionModel, methods } = this.settings.compaction;
     const summarizers = new SummarizerSource({
       ...options,
-      ...this.settings.compaction,
+      remoteEndpoint,
+      models,
+      model: compactionModel,
+      methods,
       resolveModel,
       onSkip: (message) => emit({ type: "warning", message }),
     });
@@ -74,6 +81,8 @@ export class AgentSession {
         tools: options.tools ?? [],
         messages: sessionContext.messages as never,
       },
+      // before each model call: a compaction inside the turn may replace the run's context
+      transformContext: midTurnTransform(() => this.compaction, options.agentOptions?.transformContext),
       // the session keeps every entry; a request leaves out tool results a provider would refuse
       convertToLlm: (messages) => withoutStrayToolResults(convertToLlm(messages as AgentMessage[])) as never,
       ...(options.getApiKey ? { getApiKey: options.getApiKey } : {}),
@@ -84,6 +93,7 @@ export class AgentSession {
     this.compaction = new CompactionControl({
       ...shared,
       prune: pruneStep(this.sessionManager, options.prune, this.now),
+      savings: savingsStep(this.sessionManager, this.settings.pruning, options.prune, this.now),
       detectOverflow,
       emit,
       now: this.now,
@@ -118,6 +128,11 @@ export class AgentSession {
 
   get isCompacting(): boolean {
     return this.compaction.isCompacting;
+  }
+
+  /** True after three failed automatic compactions in a row, until a manual compaction succeeds. */
+  get isAutoCompactionPaused(): boolean {
+    return this.compaction.autoCompactionPaused;
   }
 
   get isStreaming(): boolean {
@@ -194,13 +209,17 @@ export class AgentSession {
    * Moves to another entry of the session tree, optionally summarizing the branch being left;
    * the agent's context then follows the new leaf.
    */
-  navigateTree(targetId: string, options: TreeMoveOptions = {}): Promise<NavigateTreeResult> {
-    return this.tree.navigate(targetId, options);
+  async navigateTree(targetId: string, options: TreeMoveOptions = {}): Promise<NavigateTreeResult> {
+    const result = await this.tree.navigate(targetId, options);
+    if (result.newLeafId !== result.oldLeafId) this.compaction.branchChanged();
+    return result;
   }
 
   /** Forks before a user message; returns its text for editing. */
-  branch(entryId: string): Promise<{ selectedText: string; cancelled: boolean }> {
-    return this.tree.branch(entryId);
+  async branch(entryId: string): Promise<{ selectedText: string; cancelled: boolean }> {
+    const result = await this.tree.branch(entryId);
+    this.compaction.branchChanged();
+    return result;
   }
 
   /** Context size: tokens null after a compaction until a fresh answer; undefined without a window. */

@@ -1,6 +1,7 @@
 /**
  * Which models may summarize for a compaction, in order (docs/ARCHITECTURE.md, decision 11):
- * the current model first, then the configured `compaction.models`, without duplicates, leaving
+ * the dedicated `compaction.model` when set, the current model, then the configured
+ * `compaction.models`, without duplicates, leaving
  * out models whose context window cannot hold the summarization request. Pure: models are
  * looked up through `resolve`.
  */
@@ -42,6 +43,8 @@ export function requiredContextWindow(inputTokens: number, maxOutputTokens: numb
 export function selectCandidates<M extends CandidateModel>(input: {
   current: M | undefined;
   configured: readonly string[];
+  /** `compaction.model`: tried before the current model */
+  preferred?: string;
   resolve: (provider: string, id: string) => M | undefined;
   /** see requiredContextWindow */
   requiredTokens: number;
@@ -49,11 +52,14 @@ export function selectCandidates<M extends CandidateModel>(input: {
   const seen = new Set<string>();
   const listed: M[] = [];
   const skipped: SkippedCandidate[] = [];
-  if (input.current) {
-    seen.add(modelRef(input.current));
-    listed.push(input.current);
-  }
-  for (const ref of input.configured) {
+  const current = input.current;
+  const refs = [...(input.preferred ? [input.preferred] : []), ...(current ? [modelRef(current)] : []), ...input.configured];
+  for (const ref of refs) {
+    if (current && ref === modelRef(current) && !seen.has(ref)) {
+      seen.add(ref);
+      listed.push(current);
+      continue;
+    }
     const parts = parseModelRef(ref.trim());
     if (!parts) {
       skipped.push({ ref, reason: 'not a "provider/model-id" reference' });

@@ -2,7 +2,8 @@
  * One compaction of a session, from plan to stored entry: the before-compact hook (which may
  * cancel or supply the compaction, validated per docs/ARCHITECTURE.md, decision 8), the
  * compacting hook (prompt override, extra context, preserved data), the summarizer with
- * per-candidate retries and fallback (decision 11), the append, and the after-compact hook with
+ * per-candidate retries and the fallback through `compaction.methods` (decision 11) with the
+ * no-growth guard, the append (the method in `details.method`), and the after-compact hook with
  * the entry found by id. compaction-control.ts decides when to call this; this module decides
  * how a compaction goes.
  */
@@ -15,12 +16,13 @@ import { appendCompactionEntry, CompactionCancelledError, summarizeCompaction } 
 import { sessionName } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
 import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
-import type { Summarizer } from "../summarizer/types.js";
 import { requiredContextWindow } from "./candidates.js";
+import { summaryGrew } from "./context-pressure.js";
 import type {
   AgentSessionEvent,
   AutoCompactionReason,
   CompactingResult,
+  CompactionMethodUsed,
   CompactionReason,
   HookCompaction,
   SessionCompactionResult,
@@ -28,6 +30,7 @@ import type {
 } from "./events.js";
 import type { HookRunner } from "./hooks.js";
 import { planSummarizerRetry, SleepAbortedError, sleep } from "./retry.js";
+import type { MethodSummarizer } from "./summarizer-source.js";
 import { errorText } from "../util/error-text.js";
 
 export type CompactionErrorCode = "already-compacted" | "nothing-to-compact" | "cancelled" | "invalid-hook-result" | "failed";
@@ -48,7 +51,7 @@ export interface CompactionRunContext {
   hooks: HookRunner<SessionHookEvents>;
   settings: Settings;
   /** summarizers to try, best first, for a request needing `requiredTokens` of context window */
-  candidates: (requiredTokens: number) => Promise<Summarizer[]>;
+  chain: (requiredTokens: number) => Promise<MethodSummarizer[]>;
   emit: (event: AgentSessionEvent) => void;
   now: () => number;
   /** runs right after the entry is stored, before any hook or event hears of it */
@@ -59,12 +62,25 @@ export interface CompactionRunOptions {
   reason: CompactionReason;
   customInstructions?: string;
   signal: AbortSignal;
+  /** inside a turn, before the next model call (said in events and hook payloads) */
+  midTurn?: boolean;
+  /** a plan made elsewhere (a background summary brought up to date) instead of planning now */
+  preparation?: CompactionPreparation;
+  /** a summary already made for `preparation` (a ready background summary) */
+  summarized?: Summarized;
+}
+
+/** A summary and the method that made it. */
+export interface Summarized {
+  result: CompactionResult;
+  method: CompactionMethodUsed;
 }
 
 export interface CompactionOutcome {
   result: SessionCompactionResult;
   entry: CompactionEntry;
   fromExtension: boolean;
+  method: CompactionMethodUsed;
 }
 
 const cancelled = () => new CompactionError("cancelled", "Compaction cancelled");
@@ -107,35 +123,48 @@ export function combineCompactingResults(results: readonly CompactingResult[]): 
   return combined;
 }
 
-/** Tokens a summarizer's window must hold for this preparation in one request. */
-function requiredTokens(preparation: CompactionPreparation): number {
-  const input =
+/** Tokens the summary replaces: the messages leaving the context and the previous summary. */
+export function replacedTokens(preparation: CompactionPreparation): number {
+  return (
     estimateMessagesTokens(preparation.messagesToSummarize) +
     estimateMessagesTokens(preparation.turnPrefixMessages) +
-    messageTextTokens(preparation.previousSummary ?? "");
-  return requiredContextWindow(input, summaryTokenBudgets(preparation.settings.reserveTokens).history);
+    messageTextTokens(preparation.previousSummary ?? "")
+  );
+}
+
+/** Tokens a summarizer's window must hold for this preparation in one request. */
+function requiredTokens(preparation: CompactionPreparation): number {
+  return requiredContextWindow(replacedTokens(preparation), summaryTokenBudgets(preparation.settings.reserveTokens).history);
 }
 
 /**
- * Summarizes with each candidate in turn, retrying transient failures with backoff. One attempt
- * is ops/compact.ts's summarizeCompaction, as `bonsai compact` runs it; the retries, the
- * fallback and the hooks' prompt and context are the agent's policy around it.
+ * Summarizes with each summarizer of the chain in turn, retrying transient failures with
+ * backoff; a summary larger than what it replaces is discarded and the next method runs. One
+ * attempt is ops/compact.ts's summarizeCompaction, as `bonsai compact` runs it; the retries,
+ * the fallback and the hooks' prompt and context are the agent's policy around it.
  */
-async function summarizeWithFallback(
-  ctx: CompactionRunContext,
+export async function summarizeWithFallback(
+  ctx: Pick<CompactionRunContext, "chain" | "emit" | "settings" | "now" | "sessionManager">,
   preparation: CompactionPreparation,
-  options: CompactionRunOptions,
+  options: Pick<CompactionRunOptions, "customInstructions" | "signal"> & {
+    /** refuse summaries larger than what they replace (automatic compactions) */
+    guardGrowth: boolean;
+    /** accept the chain's last summary even when it grew: an overflow must recover */
+    lastResort?: boolean;
+  },
   compacting: CompactingResult,
-): Promise<CompactionResult> {
-  const candidates = await ctx.candidates(requiredTokens(preparation));
-  if (candidates.length === 0) throw new CompactionError("failed", "no summarizer available (no model to summarize with)");
+): Promise<Summarized> {
+  const chain = await ctx.chain(requiredTokens(preparation));
+  if (chain.length === 0) throw new CompactionError("failed", "no summarizer available (no model to summarize with)");
   let lastError: unknown;
-  for (let i = 0; i < candidates.length; i++) {
-    const summarizer = candidates[i];
+  let skipMethod: string | undefined;
+  for (let i = 0; i < chain.length; i++) {
+    const { summarizer, method } = chain[i];
+    if (method === skipMethod) continue;
     for (let attempt = 0; ; attempt++) {
       if (options.signal.aborted) throw cancelled();
       try {
-        return await summarizeCompaction(preparation, summarizer, {
+        const result = await summarizeCompaction(preparation, summarizer, {
           instructions: options.customInstructions,
           signal: options.signal,
           onWarning: (message) => ctx.emit({ type: "warning", message }),
@@ -143,6 +172,16 @@ async function summarizeWithFallback(
           extraContext: compacting.context,
           file: sessionName(ctx.sessionManager),
         });
+        if (!options.guardGrowth || !summaryGrew(result.summary, replacedTokens(preparation))) return { result, method };
+        const isLast = !chain.slice(i + 1).some((c) => c.method !== method);
+        if (isLast && options.lastResort) {
+          ctx.emit({ type: "warning", message: `Compaction: the summary of ${summarizer.name} (${method}) is larger than the messages it replaces; kept as the last resort` });
+          return { result, method };
+        }
+        lastError = new Error(`the summary of ${summarizer.name} (${method}) is larger than the messages it replaces; discarded`);
+        ctx.emit({ type: "warning", message: `Compaction: ${errorText(lastError)}` });
+        skipMethod = method;
+        break;
       } catch (error) {
         if (options.signal.aborted || error instanceof CompactionCancelledError) throw cancelled();
         lastError = error;
@@ -150,7 +189,7 @@ async function summarizeWithFallback(
           errorText: errorText(error),
           attempt,
           retry: ctx.settings.retry,
-          hasNextCandidate: i < candidates.length - 1,
+          hasNextCandidate: i < chain.length - 1,
           now: ctx.now(),
         });
         ctx.emit({
@@ -183,17 +222,21 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   const { sessionManager: session, hooks } = ctx;
   const { signal } = options;
   const branch = session.getBranch();
-  const plan = planCompaction(branch, ctx.settings.compaction);
-  if (!plan.ok) {
-    throw new CompactionError(plan.reason, plan.reason === "already-compacted" ? "Already compacted" : plan.message);
+  let preparation = options.preparation;
+  if (!preparation) {
+    const plan = planCompaction(branch, ctx.settings.compaction);
+    if (!plan.ok) {
+      throw new CompactionError(plan.reason, plan.reason === "already-compacted" ? "Already compacted" : plan.message);
+    }
+    preparation = plan.preparation;
   }
-  const { preparation } = plan;
+  const midTurn = options.midTurn ? { midTurn: true } : {};
 
   let hookCompaction: HookCompaction | undefined;
   if (hooks.hasHandlers("session_before_compact")) {
     const answer = await hooks.run(
       "session_before_compact",
-      { reason: options.reason, preparation, branchEntries: [...branch], customInstructions: options.customInstructions },
+      { reason: options.reason, preparation, branchEntries: [...branch], customInstructions: options.customInstructions, ...midTurn },
       signal,
     );
     if (answer?.cancel) throw cancelled();
@@ -202,18 +245,24 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   if (signal.aborted) throw cancelled();
 
   let result: SessionCompactionResult;
+  let method: CompactionMethodUsed = "hook";
   if (hookCompaction) {
     result = { ...hookCompaction };
+  } else if (options.summarized) {
+    method = options.summarized.method;
+    result = { ...options.summarized.result, details: { ...options.summarized.result.details, method } };
   } else {
     let compacting: CompactingResult = {};
     if (hooks.hasHandlers("session.compacting")) {
       const messages = [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages];
       compacting = combineCompactingResults(
-        await hooks.collect("session.compacting", { sessionId: session.getSessionId(), reason: options.reason, messages }, signal),
+        await hooks.collect("session.compacting", { sessionId: session.getSessionId(), reason: options.reason, messages, ...midTurn }, signal),
       );
     }
-    const summarized = await summarizeWithFallback(ctx, preparation, options, compacting);
-    result = { ...summarized };
+    // The no-growth guard is for automatic compactions; a manual one does what was asked.
+    const summarized = await summarizeWithFallback(ctx, preparation, { ...options, guardGrowth: options.reason !== "manual", lastResort: options.reason === "overflow" }, compacting);
+    method = summarized.method;
+    result = { ...summarized.result, details: { ...summarized.result.details, method } };
     if (compacting.preserveData) result.preserveData = compacting.preserveData;
   }
   if (signal.aborted) throw cancelled();
@@ -222,35 +271,50 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   const entry = appendCompactionEntry(session, result, fromExtension);
   ctx.onStored?.(entry);
   if (hooks.hasHandlers("session_compact")) {
-    await hooks.run("session_compact", { reason: options.reason, compactionEntry: entry, fromExtension }, signal);
+    await hooks.run("session_compact", { reason: options.reason, compactionEntry: entry, fromExtension, ...midTurn }, signal);
   }
-  return { result, entry, fromExtension };
+  return { result, entry, fromExtension, method };
+}
+
+/** How an automatic compaction ended: stored (outcome), aborted, or failed (errorMessage). */
+export interface AutoCompactionEnd {
+  outcome?: CompactionOutcome;
+  aborted: boolean;
+  errorMessage?: string;
 }
 
 /**
  * An automatic compaction as UIs see it: `auto_compaction_start`, then `auto_compaction_end`
- * with the result, `aborted`, or an error message naming what failed ("Context overflow
- * recovery failed: …" or "Auto-compaction failed: …"). Never throws; undefined when nothing
- * was stored.
+ * with the result and its method, `aborted`, or an error message naming what failed ("Context
+ * overflow recovery failed: …" or "Auto-compaction failed: …"); `midTurn: true` inside a turn.
+ * Never throws.
  */
 export async function runAutoCompaction(
   ctx: CompactionRunContext,
   reason: AutoCompactionReason,
   willRetry: boolean,
   signal: AbortSignal,
-): Promise<CompactionOutcome | undefined> {
-  ctx.emit({ type: "auto_compaction_start", reason });
+  extra: {
+    midTurn?: boolean;
+    /** a plan and summary made ahead (a background summary), looked up once the start is announced */
+    ready?: () => Promise<Pick<CompactionRunOptions, "preparation" | "summarized"> | undefined>;
+  } = {},
+): Promise<AutoCompactionEnd> {
+  const midTurn = extra.midTurn ? { midTurn: true } : {};
+  ctx.emit({ type: "auto_compaction_start", reason, ...midTurn });
   try {
-    const outcome = await runCompaction(ctx, { reason, signal });
-    ctx.emit({ type: "auto_compaction_end", reason, result: outcome.result, aborted: false, willRetry });
-    return outcome;
+    const ready = (await extra.ready?.()) ?? {};
+    const outcome = await runCompaction(ctx, { reason, signal, midTurn: extra.midTurn, ...ready });
+    ctx.emit({ type: "auto_compaction_end", reason, result: outcome.result, method: outcome.method, aborted: false, willRetry, ...midTurn });
+    return { outcome, aborted: false };
   } catch (error) {
     if (signal.aborted || (error instanceof CompactionError && error.code === "cancelled")) {
-      ctx.emit({ type: "auto_compaction_end", reason, aborted: true, willRetry: false });
-    } else {
-      const prefix = reason === "overflow" ? "Context overflow recovery failed" : "Auto-compaction failed";
-      ctx.emit({ type: "auto_compaction_end", reason, aborted: false, willRetry: false, errorMessage: `${prefix}: ${errorText(error)}` });
+      ctx.emit({ type: "auto_compaction_end", reason, aborted: true, willRetry: false, ...midTurn });
+      return { aborted: true };
     }
-    return undefined;
+    const prefix = reason === "overflow" ? "Context overflow recovery failed" : "Auto-compaction failed";
+    const errorMessage = `${prefix}: ${errorText(error)}`;
+    ctx.emit({ type: "auto_compaction_end", reason, aborted: false, willRetry: false, errorMessage, ...midTurn });
+    return { aborted: false, errorMessage };
   }
 }

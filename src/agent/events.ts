@@ -10,6 +10,8 @@ import type { BeforeTreeResult, TreePreparation } from "../ops/navigate.js";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../format/entry-types.js";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
+/** which method made a compaction's summary (`details.method`); "hook" when a hook supplied it */
+export type CompactionMethodUsed = "remote" | "model" | "extractive" | "hook";
 export type AutoCompactionReason = Exclude<CompactionReason, "manual">;
 
 /** A compaction's result as stored: the summary, where the kept part starts, and hook data. */
@@ -52,15 +54,17 @@ export type SessionHookEvents = {
       preparation: CompactionPreparation;
       branchEntries: SessionEntry[];
       customInstructions?: string;
+      /** true for a compaction inside a turn, between tool calls */
+      midTurn?: boolean;
     };
     result: BeforeCompactResult;
   };
   "session.compacting": {
-    payload: { sessionId: string; reason: CompactionReason; messages: AgentMessage[] };
+    payload: { sessionId: string; reason: CompactionReason; messages: AgentMessage[]; midTurn?: boolean };
     result: CompactingResult;
   };
   session_compact: {
-    payload: { reason: CompactionReason; compactionEntry: CompactionEntry; fromExtension: boolean };
+    payload: { reason: CompactionReason; compactionEntry: CompactionEntry; fromExtension: boolean; midTurn?: boolean };
     result: undefined;
   };
   session_before_tree: { payload: { preparation: TreePreparation }; result: BeforeTreeResult };
@@ -79,15 +83,23 @@ export type SessionHookName = keyof SessionHookEvents;
 
 export type AgentSessionEvent =
   | AgentEvent
-  | { type: "auto_compaction_start"; reason: AutoCompactionReason }
+  /** `midTurn` (only when true): inside a turn, before the next model call */
+  | { type: "auto_compaction_start"; reason: AutoCompactionReason; midTurn?: boolean }
   | {
       type: "auto_compaction_end";
       reason: AutoCompactionReason;
       result?: SessionCompactionResult;
+      /** which method made the summary, with a result */
+      method?: CompactionMethodUsed;
       aborted: boolean;
       willRetry: boolean;
       errorMessage?: string;
+      midTurn?: boolean;
     }
+  /** automatic compaction stopped after failures in a row; a successful manual compaction resumes it */
+  | { type: "auto_compaction_paused"; failures: number; message: string }
+  /** a summary made ahead of the threshold: started, ready, used at the threshold, dropped or failed */
+  | { type: "background_summary"; status: "started" | "ready" | "used" | "dropped" | "failed"; detail?: string }
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   /** a summarizer call failed; the compaction waits and retries, or moves to the next model */
@@ -99,7 +111,8 @@ export type AgentSessionEvent =
       action: "retry" | "next-candidate";
       delayMs?: number;
     }
-  | { type: "session_pruned"; tokensSaved: number; prunedCount: number }
+  /** old tool output pruned; `kind: "savings"` for superseded reads and oversized results, with their counts */
+  | { type: "session_pruned"; tokensSaved: number; prunedCount: number; kind?: "savings"; superseded?: number; oversized?: number }
   | { type: "hook_error"; event: string; index: number; error: string }
   /** something went wrong that did not stop the session (a short summary failed, a compaction freed nothing) */
   | { type: "warning"; message: string };

@@ -8,7 +8,8 @@
  */
 import type { CompactionSettings } from "../config/settings.js";
 import type { AgentMessage, AssistantMessage } from "../format/message-types.js";
-import { calculateContextTokens, estimateContextTokens, estimateMessagesTokens, shouldCompact } from "../compaction/tokens.js";
+import { compactionThreshold } from "../compaction/settings.js";
+import { calculateContextTokens, estimateContextTokens, estimateMessagesTokens } from "../compaction/tokens.js";
 import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
 
 /** pi-ai's `isContextOverflow`, or anything with its signature. */
@@ -63,7 +64,7 @@ export type CompactionTrigger =
 export interface CompactionCheck {
   /** the assistant message that ended the run (or the last one in the context, before a prompt) */
   message: AssistantMessage;
-  settings: Pick<CompactionSettings, "enabled" | "reserveTokens">;
+  settings: Pick<CompactionSettings, "enabled" | "reserveTokens" | "thresholdPercent" | "thresholdTokens">;
   /** the current model; an overflow of another model says nothing about this one */
   model: { provider: string; id: string; contextWindow: number } | undefined;
   /** the message belongs to the context before the latest compaction */
@@ -107,7 +108,8 @@ export function checkCompaction(check: CompactionCheck): CompactionTrigger {
     contextTokens = calculateContextTokens(message.usage);
   }
   contextTokens = Math.max(0, contextTokens - (check.prunedTokens ?? 0));
-  if (!shouldCompact(contextTokens, contextWindow, { enabled: true, reserveTokens: settings.reserveTokens })) {
+  // the lowest of window - reserveTokens, thresholdPercent and thresholdTokens (context-pressure.ts)
+  if (!(contextTokens > compactionThreshold(contextWindow, settings))) {
     return { kind: "none", reason: "below threshold" };
   }
   return { kind: "threshold", contextTokens };

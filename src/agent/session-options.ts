@@ -31,7 +31,7 @@ export interface AgentSessionOptions {
   agentOptions?: Omit<AgentOptions, "initialState" | "convertToLlm" | "getApiKey" | "streamFn">;
   /** default: pi-ai's isContextOverflow */
   detectOverflow?: OverflowDetector;
-  /** tool-output pruning before each compaction check (default: the engine's defaults); false turns it off */
+  /** tool-output pruning before each compaction check (default: the engine's defaults); false turns it off, and the free savings (settings.pruning) with it */
   prune?: Partial<PruneConfig> | false;
   now?: () => number;
 }

@@ -4,7 +4,8 @@
  * file is rewritten. Returns what was saved, or undefined when nothing qualified.
  */
 import type { PruneConfig } from "../compaction/prune.js";
-import { pruneSession } from "../ops/prune.js";
+import type { PruningSettings } from "../config/settings.js";
+import { applySavings, pruneSession } from "../ops/prune.js";
 import type { SessionManager } from "../session/manager.js";
 
 export type PruneStep = () => { tokensSaved: number; prunedCount: number } | undefined;
@@ -14,5 +15,26 @@ export function pruneStep(session: SessionManager, config?: Partial<PruneConfig>
   return () => {
     const result = pruneSession(session, { config, now: now() });
     return result.prunedCount > 0 ? { tokensSaved: result.tokensSaved, prunedCount: result.prunedCount } : undefined;
+  };
+}
+
+export type SavingsStep = () => { tokensSaved: number; prunedCount: number; superseded: number; oversized: number } | undefined;
+
+/**
+ * The free savings tried before a summary (ops/prune.ts applySavings): superseded reads and
+ * oversized results, archived so they can be restored. Off with the rest of pruning.
+ */
+export function savingsStep(
+  session: SessionManager,
+  settings: PruningSettings,
+  config?: Partial<PruneConfig> | false,
+  now: () => number = Date.now,
+): SavingsStep {
+  if (config === false || (!settings.supersededReads && !(settings.maxResultTokens > 0))) return () => undefined;
+  return () => {
+    const result = applySavings(session, { config: settings, now: now() });
+    if (result.prunedCount === 0) return undefined;
+    const count = (kind: string) => result.candidates.filter((c) => c.kind === kind).length;
+    return { tokensSaved: result.tokensSaved, prunedCount: result.prunedCount, superseded: count("superseded"), oversized: count("oversized") };
   };
 }

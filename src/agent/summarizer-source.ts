@@ -1,11 +1,20 @@
 /**
- * Where AgentSession's summaries come from: an injected summarizer, else the remote endpoint of
- * the settings, else the candidate models (docs/ARCHITECTURE.md, decision 11: the current model
- * first, then `compaction.models`, minus models too small for the input), each through pi-ai.
+ * Where AgentSession's summaries come from: the methods of `compaction.methods` in order
+ * (docs/ARCHITECTURE.md, decision 11). "remote" is the endpoint of the settings (only when one is
+ * set); "model" is the candidate models (`compaction.model`, the current model, then
+ * `compaction.models`, minus models too small for the input), each through pi-ai; "extractive"
+ * is the offline summary that cannot fail. An injected summarizer stands in for remote and model.
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
+import type { CompactionMethod } from "../config/settings.js";
 import type { Summarizer } from "../summarizer/types.js";
 import { selectCandidates } from "./candidates.js";
+
+/** A summarizer and the method it belongs to (recorded as the compaction's `details.method`). */
+export interface MethodSummarizer {
+  method: CompactionMethod;
+  summarizer: Summarizer;
+}
 
 export interface SummarizerSourceOptions {
   /** always this one (tests, offline use) */
@@ -14,6 +23,10 @@ export interface SummarizerSourceOptions {
   remoteEndpoint?: string;
   /** `compaction.models` */
   models: readonly string[];
+  /** `compaction.model`, tried before the current model */
+  model?: string;
+  /** `compaction.methods` */
+  methods: readonly CompactionMethod[];
   getApiKey?: (provider: string) => string | undefined | Promise<string | undefined>;
   createSummarizer?: (model: Model<Api>, apiKey: string | undefined) => Summarizer | Promise<Summarizer>;
   resolveModel: (provider: string, id: string) => Model<Api> | undefined;
@@ -23,12 +36,33 @@ export interface SummarizerSourceOptions {
 export class SummarizerSource {
   constructor(private readonly options: SummarizerSourceOptions) {}
 
-  /** Summarizers to try for a compaction, best first. */
+  /** Summarizers to try for a compaction, best first, each with its method. */
+  async chain(current: Model<Api>, requiredTokens: number): Promise<MethodSummarizer[]> {
+    const chain: MethodSummarizer[] = [];
+    const injected = this.options.summarizer;
+    for (const method of this.options.methods) {
+      if (method === "extractive") {
+        const { extractiveSummarizer } = await import("../summarizer/extractive.js");
+        chain.push({ method, summarizer: extractiveSummarizer() });
+      } else if (injected) {
+        // it stands in for both remote and model: once, and named "model" when that method is listed
+        const as = this.options.methods.includes("model") ? "model" : method;
+        if (!chain.some((c) => c.summarizer === injected)) chain.push({ method: as, summarizer: injected });
+      } else if (method === "remote") {
+        const remote = await this.remote();
+        if (remote) chain.push({ method, summarizer: remote });
+      } else {
+        for (const summarizer of await this.candidates(current, requiredTokens)) chain.push({ method, summarizer });
+      }
+    }
+    return chain;
+  }
+
+  /** The candidate models as summarizers, best first. */
   async candidates(current: Model<Api>, requiredTokens: number): Promise<Summarizer[]> {
-    const fixed = await this.fixed();
-    if (fixed) return [fixed];
     const { candidates, skipped } = selectCandidates({
       current,
+      preferred: this.options.model,
       configured: this.options.models,
       resolve: (provider, id) =>
         provider === current.provider && id === current.id ? current : this.options.resolveModel(provider, id),
@@ -52,7 +86,10 @@ export class SummarizerSource {
   }
 
   private async fixed(): Promise<Summarizer | undefined> {
-    if (this.options.summarizer) return this.options.summarizer;
+    return this.options.summarizer ?? this.remote();
+  }
+
+  private async remote(): Promise<Summarizer | undefined> {
     if (!this.options.remoteEndpoint) return undefined;
     const { remoteSummarizer } = await import("../summarizer/remote.js");
     return remoteSummarizer({ url: this.options.remoteEndpoint, maxRetries: 0 });

@@ -68,6 +68,7 @@ export class TurnLoop {
       let step: Step | undefined = first;
       while (step) {
         this.lastAssistant = undefined;
+        this.options.compaction.runStarted();
         await step();
         step = this.lastAssistant ? await this.afterRun(this.lastAssistant) : undefined;
         if (!step && context.agent.hasQueuedMessages() && context.lastIs("assistant")) step = () => context.continue();

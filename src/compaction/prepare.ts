@@ -92,6 +92,8 @@ export function contextTokensOfPath(path: readonly SessionEntry[]): number {
   return calculateContextTokens(fresh.usage) + trailing;
 }
 
+const count = (n: number) => n.toLocaleString("en-US");
+
 function messagesIn(path: readonly SessionEntry[], from: number, to: number): AgentMessage[] {
   const messages: AgentMessage[] = [];
   for (let i = from; i < to; i++) {
@@ -146,7 +148,8 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
     return {
       ok: false,
       reason: "nothing-to-compact",
-      message: `Nothing to compact: the conversation since the last compaction fits in the ${keepRecentTokens} tokens kept verbatim`,
+      // not a failure (the chat and the CLI show it as a notice): say what is the case
+      message: `Nothing to compact yet: ${previous ? "the conversation since the last compaction" : "the whole conversation"} (${count(estimateMessagesTokens(messagesIn(path, boundaryStart, end)))} tokens) fits in the ${count(keepRecentTokens)} tokens kept verbatim`,
     };
   }
 

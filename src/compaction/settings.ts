@@ -26,3 +26,24 @@ export function summaryTokenBudgets(reserveTokens: number): { history: number; t
     short: Math.min(512, Math.floor(0.2 * reserveTokens)),
   };
 }
+
+/** What sets the compaction threshold: the reply margin, and optionally a share of the window or a fixed size. */
+export interface ThresholdSettings {
+  reserveTokens: number;
+  /** compact when the context passes this percentage of the window (1–100) */
+  thresholdPercent?: number;
+  /** compact when the context passes this many tokens */
+  thresholdTokens?: number;
+}
+
+/**
+ * The context size past which a session compacts: the lowest of window - reserveTokens, the
+ * percentage of the window, and the fixed size, each only when set. 0 for an unknown window.
+ */
+export function compactionThreshold(contextWindow: number, settings: ThresholdSettings): number {
+  if (!(contextWindow > 0)) return 0;
+  let threshold = contextWindow - settings.reserveTokens;
+  if (settings.thresholdPercent !== undefined) threshold = Math.min(threshold, Math.floor((contextWindow * settings.thresholdPercent) / 100));
+  if (settings.thresholdTokens !== undefined) threshold = Math.min(threshold, settings.thresholdTokens);
+  return Math.max(0, threshold);
+}

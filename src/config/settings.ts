@@ -21,6 +21,31 @@ export interface CompactionSettings extends CoreCompactionSettings {
   remoteEndpoint?: string;
   /** further models for automatic compaction, as "provider/id", tried after the current model */
   models: string[];
+  /** compact when the context passes this percentage of the window (1–100); the lowest threshold wins */
+  thresholdPercent?: number;
+  /** compact when the context passes this many tokens; the lowest threshold wins */
+  thresholdTokens?: number;
+  /** start a summary in the background at this percentage of the threshold (0 turns it off) */
+  backgroundPercent: number;
+  /** compact inside a turn, between tool calls, when the context passes the threshold */
+  midTurn: boolean;
+  /** the model tried first for automatic compaction, as "provider/id" (usually a cheaper one) */
+  model?: string;
+  /** how a summary is made, in order; each that fails or is refused hands over to the next */
+  methods: CompactionMethod[];
+}
+
+/** remote: the endpoint of `remoteEndpoint`; model: compaction.model, the current model, compaction.models; extractive: offline. */
+export type CompactionMethod = "remote" | "model" | "extractive";
+
+export const COMPACTION_METHODS: readonly CompactionMethod[] = Object.freeze(["remote", "model", "extractive"]);
+
+/** Tool output taken out of the context before any summary is made (docs/ARCHITECTURE.md, pruning). */
+export interface PruningSettings {
+  /** a tool result over this many estimated tokens is cut to its head and tail (0 turns it off) */
+  maxResultTokens: number;
+  /** a read superseded by a later read or write of the same file becomes a notice */
+  supersededReads: boolean;
 }
 
 export interface BranchSummarySettings {
@@ -40,6 +65,7 @@ export interface Settings {
   compaction: CompactionSettings;
   branchSummary: BranchSummarySettings;
   retry: RetrySettings;
+  pruning: PruningSettings;
 }
 
 /** Each section optional, each key optional: what a settings file or an override holds. */
@@ -50,9 +76,13 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
     ...DEFAULT_COMPACTION_SETTINGS,
     autoContinue: true,
     models: [] as string[],
+    backgroundPercent: 80,
+    midTurn: true,
+    methods: [...COMPACTION_METHODS],
   }),
   branchSummary: Object.freeze({ enabled: false, reserveTokens: DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS }),
   retry: Object.freeze({ enabled: true, maxRetries: 3, baseDelayMs: 2000 }),
+  pruning: Object.freeze({ maxResultTokens: 8000, supersededReads: true }),
 }) as Readonly<Settings>;
 
 // ---------------------------------------------------------------- schema
@@ -72,7 +102,15 @@ const isHttpUrl: Check = (value) => {
     return false;
   }
 };
-const isModelList: Check = (value) => Array.isArray(value) && value.every((m) => typeof m === "string" && /^[^/\s]+\/\S+$/.test(m));
+const isModelRef: Check = (value) => typeof value === "string" && /^[^/\s]+\/\S+$/.test(value);
+const isModelList: Check = (value) => Array.isArray(value) && value.every(isModelRef);
+const isPercent: Check = (value) => typeof value === "number" && Number.isFinite(value) && value > 0 && value <= 100;
+const isBackgroundPercent: Check = (value) => typeof value === "number" && Number.isFinite(value) && value >= 0 && value < 100;
+const isMethodList: Check = (value) =>
+  Array.isArray(value) &&
+  value.length > 0 &&
+  new Set(value).size === value.length &&
+  value.every((m) => (COMPACTION_METHODS as readonly unknown[]).includes(m));
 
 /** check and the words used in an error for each key ("expected <words>, got …") */
 const KEYS = {
@@ -83,6 +121,12 @@ const KEYS = {
     autoContinue: [isBoolean, "true or false"],
     remoteEndpoint: [isHttpUrl, "an http(s) URL"],
     models: [isModelList, 'a list of "provider/model-id" strings'],
+    thresholdPercent: [isPercent, "a percentage above 0 and at most 100"],
+    thresholdTokens: [isPositiveInt, "a positive integer"],
+    backgroundPercent: [isBackgroundPercent, "a percentage from 0 (off) to below 100"],
+    midTurn: [isBoolean, "true or false"],
+    model: [isModelRef, 'a "provider/model-id" string'],
+    methods: [isMethodList, 'a non-empty list of distinct methods from "remote", "model", "extractive"'],
   },
   branchSummary: {
     enabled: [isBoolean, "true or false"],
@@ -92,6 +136,10 @@ const KEYS = {
     enabled: [isBoolean, "true or false"],
     maxRetries: [isNonNegativeInt, "a non-negative integer"],
     baseDelayMs: [isNonNegativeInt, "a non-negative integer (milliseconds)"],
+  },
+  pruning: {
+    maxResultTokens: [isNonNegativeInt, "a non-negative integer (0 turns it off)"],
+    supersededReads: [isBoolean, "true or false"],
   },
 } as const satisfies Record<keyof Settings, Record<string, readonly [Check, string]>>;
 
@@ -156,9 +204,10 @@ export function parseSettings(
 /** Later layers win key by key within each section; lists are replaced, not concatenated. */
 export function mergeSettings(base: Settings, ...layers: (SettingsInput | undefined)[]): Settings {
   const merged: Settings = {
-    compaction: { ...base.compaction, models: [...base.compaction.models] },
+    compaction: { ...base.compaction, models: [...base.compaction.models], methods: [...base.compaction.methods] },
     branchSummary: { ...base.branchSummary },
     retry: { ...base.retry },
+    pruning: { ...base.pruning },
   };
   for (const layer of layers) {
     if (!layer) continue;

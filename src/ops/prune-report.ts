@@ -3,7 +3,9 @@
  * ops/prune.ts does the work on an open session; this opens the location, plans first so that
  * an older format is upgraded only when something will really be pruned, and shapes the report.
  */
-import type { PruneConfig } from "../compaction/prune.js";
+import { DEFAULT_PRUNE_CONFIG, type PruneConfig, planPruning } from "../compaction/prune.js";
+import { estimateTokens } from "../compaction/tokens.js";
+import type { SessionEntry } from "../format/entry-types.js";
 import { resolveEntryId } from "./entry-id.js";
 import {
   openForWriting,
@@ -13,7 +15,7 @@ import {
   type WarningListener,
   withSession,
 } from "./open-session.js";
-import { pruneSession, type PruneSessionResult, type RestoreResult, restorePrunedOutputs } from "./prune.js";
+import { entriesInContext, pruneSession, type PruneSessionResult, type RestoreResult, restorePrunedOutputs } from "./prune.js";
 
 export interface PruneReport {
   file: string;
@@ -27,9 +29,51 @@ export interface PruneReport {
   entries: { id: string; toolName: string; tokens: number }[];
   /** where the originals are (null when nothing was written) */
   archive: string | null;
+  /** what pruning would save without the minimum (what a refusal fell short with) */
+  couldSave: number;
+  minimumSavings: number;
+  protectTokens: number;
+  /** tool output in the context, by tool, largest first; `neverPruned` for protected tools */
+  byTool: ToolOutputShare[];
 }
 
-export function pruneReport(file: string, result: PruneSessionResult): PruneReport {
+export interface ToolOutputShare {
+  toolName: string;
+  results: number;
+  tokens: number;
+  neverPruned: boolean;
+}
+
+/** What a prune decision rests on: the savings without the minimum, and whose output fills the context. */
+export interface PruneOverview {
+  couldSave: number;
+  minimumSavings: number;
+  protectTokens: number;
+  byTool: ToolOutputShare[];
+}
+
+/** The numbers behind a plan over `entries` (the context's entries), for a refusal to explain itself. */
+export function pruneOverview(entries: readonly SessionEntry[], config: Partial<PruneConfig> = {}): PruneOverview {
+  const settings = { ...DEFAULT_PRUNE_CONFIG, ...config };
+  const protectedTools = new Set(settings.protectedTools);
+  const shares = new Map<string, ToolOutputShare>();
+  for (const entry of entries) {
+    if (entry.type !== "message" || entry.message.role !== "toolResult" || entry.message.prunedAt !== undefined) continue;
+    const { toolName } = entry.message;
+    const share = shares.get(toolName) ?? { toolName, results: 0, tokens: 0, neverPruned: protectedTools.has(toolName) };
+    share.results++;
+    share.tokens += estimateTokens(entry.message);
+    shares.set(toolName, share);
+  }
+  return {
+    couldSave: planPruning(entries, { ...settings, minimumSavings: 0 }).tokensSaved,
+    minimumSavings: settings.minimumSavings,
+    protectTokens: settings.protectTokens,
+    byTool: [...shares.values()].sort((x, y) => y.tokens - x.tokens || x.toolName.localeCompare(y.toolName)),
+  };
+}
+
+export function pruneReport(file: string, result: PruneSessionResult, overview: PruneOverview): PruneReport {
   return {
     file,
     dryRun: result.dryRun,
@@ -39,6 +83,7 @@ export function pruneReport(file: string, result: PruneSessionResult): PruneRepo
     contextTokensAfter: result.contextTokensAfter,
     entries: result.candidates.map((c) => ({ id: c.entryId, toolName: c.toolName, tokens: c.tokens })),
     archive: result.archivePath ?? null,
+    ...overview,
   };
 }
 
@@ -54,15 +99,20 @@ export async function pruneToolOutput(target: SessionTarget, options: PruneToolO
   const { config, onWarning } = options;
   if (options.dryRun) {
     const opened = await readTarget(target, onWarning);
-    return withSession(opened, () => pruneReport(opened.file, pruneSession(opened.session, { dryRun: true, config })));
+    return withSession(opened, () => {
+      const overview = pruneOverview(entriesInContext(opened.session.getBranch()), config);
+      return pruneReport(opened.file, pruneSession(opened.session, { dryRun: true, config }), overview);
+    });
   }
   const writable = await openForWriting(target, onWarning);
   return withSession(writable, () => {
+    // the numbers as they were before pruning, which is what the report explains
+    const overview = pruneOverview(entriesInContext(writable.session.getBranch()), config);
     const plan = pruneSession(writable.session, { dryRun: true, config });
-    if (plan.prunedCount === 0) return pruneReport(writable.file, plan);
+    if (plan.prunedCount === 0) return pruneReport(writable.file, plan, overview);
     // Pruning rewrites the whole file: an older format is upgraded in the same step.
     persistMigration(writable, onWarning);
-    return pruneReport(writable.file, pruneSession(writable.session, { config }));
+    return pruneReport(writable.file, pruneSession(writable.session, { config }), overview);
   });
 }
 

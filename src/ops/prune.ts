@@ -16,6 +16,7 @@ import { toJsonLines } from "../format/lines.js";
 import type { StoreArchive, StoredLines } from "../storage/types.js";
 import { DEFAULT_PRUNE_CONFIG, type PruneCandidate, type PruneConfig, planPruning, prunedToolResult } from "../compaction/prune.js";
 import { estimateMessagesTokens } from "../compaction/tokens.js";
+import { planSavings, type SavingCandidate, type SavingsConfig } from "../compaction/prune-savings.js";
 
 // the sidecar's name belongs to the storage layer, which copies archives between stores
 export { prunedArchivePath };
@@ -115,9 +116,44 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
     dryRun: options.dryRun === true,
   };
   if (options.dryRun || plan.candidates.length === 0) return result;
+  result.archivePath = archiveAndReplace(session, entries, plan.candidates, options.now ?? Date.now());
+  result.contextTokensAfter = estimateContext(session);
+  return result;
+}
 
-  const prunedAt = options.now ?? Date.now();
-  const originals = plan.candidates.map((c) => ({
+export interface SavingsResult {
+  prunedCount: number;
+  tokensSaved: number;
+  candidates: SavingCandidate[];
+  archivePath?: string;
+}
+
+/**
+ * The free savings before a summary (compaction/prune-savings.ts): superseded reads become
+ * notices pointing at the newer entry, oversized results keep their head and tail. Archived
+ * and rewritten like pruneSession, so `restorePrunedOutputs` puts them back.
+ */
+export function applySavings(session: SessionManager, options: { config?: Partial<SavingsConfig>; now?: number } = {}): SavingsResult {
+  const entries = entriesInContext(session.getBranch());
+  const candidates = planSavings(entries, options.config);
+  const result: SavingsResult = { prunedCount: candidates.length, tokensSaved: candidates.reduce((sum, c) => sum + c.savings, 0), candidates };
+  if (candidates.length === 0) return result;
+  result.archivePath = archiveAndReplace(session, entries, candidates, options.now ?? Date.now());
+  return result;
+}
+
+/**
+ * Archives the candidates' originals (synced first), then swaps in their replacement (a
+ * candidate's own `content`, else the standard notice) and rewrites the session. Returns the
+ * archive's location; undefined in memory.
+ */
+function archiveAndReplace(
+  session: SessionManager,
+  entries: readonly SessionEntry[],
+  candidates: readonly (PruneCandidate & { content?: TextContent[] })[],
+  prunedAt: number,
+): string | undefined {
+  const originals = candidates.map((c) => ({
     candidate: c,
     message: (entries[c.index] as SessionEntry & { message: ToolResultMessage }).message,
   }));
@@ -139,20 +175,18 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
     };
   });
   const archive = archiveOf(session);
-  if (archive) {
-    archive.append(toJsonLines(records));
-    result.archivePath = archive.location;
-  }
+  if (archive) archive.append(toJsonLines(records));
   replaceAndPersist(
     session,
     originals.map(({ candidate, message }) => ({
       entryId: candidate.entryId,
       before: message,
-      after: prunedToolResult(message, candidate.tokens, prunedAt),
+      after: candidate.content
+        ? { ...message, content: candidate.content, prunedAt }
+        : prunedToolResult(message, candidate.tokens, prunedAt),
     })),
   );
-  result.contextTokensAfter = estimateContext(session);
-  return result;
+  return archive?.location;
 }
 
 /**

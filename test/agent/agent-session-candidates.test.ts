@@ -41,7 +41,12 @@ function router(behaviour: Record<string, Behaviour>, calls: string[]): FauxResp
   return Array.from({ length: 60 }, () => step);
 }
 
-async function setup(behaviour: Record<string, Behaviour>, models: string[] = ["faux/backup"], retry = { baseDelayMs: 1 }) {
+async function setup(
+  behaviour: Record<string, Behaviour>,
+  models: string[] = ["faux/backup"],
+  retry = { baseDelayMs: 1 },
+  extra: { model?: string; methods?: ("remote" | "model" | "extractive")[] } = {},
+) {
   const calls: string[] = [];
   harness = await createHarness({
     models: [
@@ -49,7 +54,7 @@ async function setup(behaviour: Record<string, Behaviour>, models: string[] = ["
       { id: "backup", contextWindow: 100_000 },
       { id: "tiny", contextWindow: 500 },
     ],
-    settings: { compaction: { keepRecentTokens: 100, models }, retry },
+    settings: { compaction: { keepRecentTokens: 100, models, ...extra }, retry },
     responses: router(behaviour, calls),
     session: { summarizer: undefined },
   });
@@ -145,8 +150,8 @@ describe("compaction candidates", () => {
     assert.ok(warnings.some((w) => /faux\/unknown skipped: unknown model/.test(w)));
   });
 
-  test("when every candidate fails, manual compaction throws the last error", async () => {
-    const { h } = await setup({ main: () => ({ error: "401 invalid api key" }), backup: () => ({ error: "403 forbidden" }) });
+  test("without the extractive method, when every candidate fails, manual compaction throws the last error", async () => {
+    const { h } = await setup({ main: () => ({ error: "401 invalid api key" }), backup: () => ({ error: "403 forbidden" }) }, ["faux/backup"], { baseDelayMs: 1 }, { methods: ["remote", "model"] });
     await assert.rejects(
       h.session.compact(),
       (e: unknown) => e instanceof CompactionError && e.code === "failed" && /faux\/backup: 403 forbidden/.test(e.message),
@@ -154,11 +159,26 @@ describe("compaction candidates", () => {
     assert.equal(h.manager.getEntries().some((e) => e.type === "compaction"), false);
   });
 
-  test("when every candidate fails, automatic compaction ends with Auto-compaction failed", async () => {
+  test("when every candidate fails, the extractive method makes the summary, and says so", async () => {
+    const { h } = await setup({ main: () => ({ error: "401 invalid api key" }), backup: () => ({ error: "403 forbidden" }) });
+    const result = await h.session.compact();
+    assert.match(result.summary, /extractive summary/);
+    const entry = h.manager.getEntries().find((e) => e.type === "compaction");
+    assert.equal((entry?.type === "compaction" && (entry.details as { method?: string }).method) || undefined, "extractive");
+  });
+
+  test("compaction.model is tried first, then the current model", async () => {
+    const { h, calls } = await setup({ backup: () => ({ error: "403 forbidden" }), main: () => ({ text: "main summary" }) }, [], { baseDelayMs: 1 }, { model: "faux/backup" });
+    const result = await h.session.compact();
+    assert.match(result.summary, /^main summary/);
+    assert.deepEqual(calls.slice(0, 2), ["backup#0", "main#0"]);
+  });
+
+  test("without the extractive method, when every candidate fails, automatic compaction ends with Auto-compaction failed", async () => {
     const calls: string[] = [];
     harness = await createHarness({
       models: [{ id: "main", contextWindow: 8000 }],
-      settings: { compaction: { keepRecentTokens: 1 } },
+      settings: { compaction: { keepRecentTokens: 1, methods: ["model"] } },
       responses: router({ main: () => ({ error: "401 invalid api key" }) }, calls),
       session: { summarizer: undefined },
     });

@@ -56,6 +56,7 @@ test(`${TURNS} turns with tools: several compactions, every message still in the
   const h = harness;
   const produced: AgentMessage[] = [];
   let maxContext = 0;
+  let sawPruned = false;
   h.session.subscribe((event) => {
     if (event.type === "message_end") produced.push(JSON.parse(JSON.stringify(event.message)) as AgentMessage);
   });
@@ -64,6 +65,7 @@ test(`${TURNS} turns with tools: several compactions, every message still in the
     await h.session.prompt(`turn ${turn}: please continue the work ${"detail ".repeat(25)}`);
     const context = h.session.messages.reduce((sum, m) => sum + estimateTokens(m), 0);
     maxContext = Math.max(maxContext, context);
+    if (h.session.messages.some((m) => m.role === "toolResult" && m.prunedAt !== undefined)) sawPruned = true;
   }
 
   const compactions = h.manager.getEntries().filter((e) => e.type === "compaction");
@@ -104,5 +106,5 @@ test(`${TURNS} turns with tools: several compactions, every message still in the
   const reopened = SessionManager.open(file, { readOnly: true });
   const fromFile = reopened.buildSessionContext().messages;
   assert.deepEqual(JSON.parse(JSON.stringify(fromFile)), JSON.parse(JSON.stringify(h.session.messages)));
-  assert.ok(fromFile.some((m) => m.role === "toolResult" && m.prunedAt !== undefined), "the agent saw the pruned results too");
+  assert.ok(sawPruned, "the agent saw the pruned results too");
 });

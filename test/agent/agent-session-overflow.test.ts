@@ -59,9 +59,11 @@ describe("overflow recovery over HTTP", () => {
       if (n === 2) return { status: 400, message: OVERFLOW };
       return { text: `answer to ${lastUserText(request).slice(0, 12)}`, promptTokens: 300 };
     });
-    await session.prompt("question one");
-    await session.prompt("question two");
-    await session.prompt("question three");
+    // long enough that the model's summary is smaller than the turns it replaces (the no-growth guard)
+    const detail = "with the details of the task spelled out at length. ".repeat(12);
+    await session.prompt(`question one ${detail}`);
+    await session.prompt(`question two ${detail}`);
+    await session.prompt(`question three ${detail}`);
 
     const auto = autoEvents(events);
     assert.deepEqual(auto[0], { type: "auto_compaction_start", reason: "overflow" });
@@ -89,7 +91,7 @@ describe("overflow recovery over HTTP", () => {
     assert.equal(agentRequests.length, 4);
     const retried = JSON.stringify(agentRequests[3].messages);
     assert.match(retried, /## Goal/);
-    assert.doesNotMatch(retried, /question one/);
+    assert.doesNotMatch(retried, /answer to question one/);
   });
 
   test("a second overflow in the same turn ends with Context overflow recovery failed", async () => {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { fauxAssistantMessage, fauxToolCall, Type } from "@mariozechner/pi-ai";
-import { AUTO_CONTINUE_PROMPT } from "../../src/agent/agent-session.js";
+import { TRUNCATED_CONTINUE_PROMPT } from "../../src/agent/compaction-control.js";
 import { CompactionError } from "../../src/agent/compaction-run.js";
 import type { AgentSessionEvent } from "../../src/agent/events.js";
 import type { AgentMessage } from "../../src/format/message-types.js";
@@ -195,7 +195,7 @@ describe("threshold compaction", () => {
     assert.equal(harness.manager.getEntries().filter((e) => e.type === "message" && e.message.role === "user").length, 4);
   });
 
-  test("a turn cut off at the token limit is nudged once with the synthetic prompt", async () => {
+  test("a turn cut off at the token limit past backgroundPercent is compacted and continued with the synthetic prompt", async () => {
     harness = await createHarness({
       responses: [...replies(3), reply("partial", { stopReason: "length" }), reply("finished"), ...replies(2)],
     });
@@ -205,7 +205,7 @@ describe("threshold compaction", () => {
       .filter((e) => e.type === "message" && e.message.role === "user" && e.message.synthetic === true);
     assert.equal(synthetic.length, 1);
     assert.ok(synthetic[0].type === "message");
-    assert.equal(textOf(synthetic[0].message), AUTO_CONTINUE_PROMPT);
+    assert.equal(textOf(synthetic[0].message), TRUNCATED_CONTINUE_PROMPT);
     assert.equal(textOf(harness.session.messages.at(-1) as AgentMessage), "finished");
     assert.equal(harness.faux.state.callCount, 5);
   });

@@ -33,6 +33,15 @@ describe("selectCandidates", () => {
     assert.deepEqual(skipped, []);
   });
 
+  test("compaction.model comes before the current model; naming the current model changes nothing", () => {
+    const first = selectCandidates({ current: models[0], preferred: "openai/gpt-4o-mini", configured: ["openai/gpt-4o-mini", "openrouter/qwen/qwen3-coder"], resolve, requiredTokens: 1000 });
+    assert.deepEqual(refs(first.candidates), ["openai/gpt-4o-mini", "anthropic/claude-sonnet-4-5", "openrouter/qwen/qwen3-coder"]);
+    const same = selectCandidates({ current: models[0], preferred: "anthropic/claude-sonnet-4-5", configured: [], resolve, requiredTokens: 1000 });
+    assert.deepEqual(refs(same.candidates), ["anthropic/claude-sonnet-4-5"]);
+    const unknown = selectCandidates({ current: models[0], preferred: "nope/none", configured: [], resolve, requiredTokens: 1000 });
+    assert.deepEqual(unknown.skipped, [{ ref: "nope/none", reason: "unknown model" }]);
+  });
+
   test("unknown and malformed references are skipped with a reason", () => {
     const { candidates, skipped } = selectCandidates({
       current: models[0],

@@ -67,6 +67,10 @@ describe("prepareCompaction: nothing to do", () => {
     const plan = planCompaction(path(u("q"), a("r"), u("q2"), a("r2")), settings(20_000));
     assert.equal(!plan.ok && plan.reason, "nothing-to-compact");
     assert.match(!plan.ok ? plan.message : "", /Nothing to compact/);
+    // issue 19, item 4: with no compaction before, it is the whole conversation that fits
+    assert.match(!plan.ok ? plan.message : "", /the whole conversation \(\d+ tokens\) fits in the 20,000 tokens kept verbatim/);
+    const after = planCompaction(path(u(text(400)), a(text(400)), compaction("s", "e1"), u("q2"), a("r2")), settings(20_000));
+    assert.match(!after.ok ? after.message : "", /the conversation since the last compaction \(\d+ tokens\) fits/);
   });
 
   it("only metadata appended after a compaction leaves nothing new to compact", () => {

@@ -34,9 +34,19 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 describe("DEFAULT_SETTINGS", () => {
   test("match the reference defaults of spec section 11", () => {
     assert.deepEqual(DEFAULT_SETTINGS, {
-      compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000, autoContinue: true, models: [] },
+      compaction: {
+        enabled: true,
+        reserveTokens: 16384,
+        keepRecentTokens: 20000,
+        autoContinue: true,
+        models: [],
+        backgroundPercent: 80,
+        midTurn: true,
+        methods: ["remote", "model", "extractive"],
+      },
       branchSummary: { enabled: false, reserveTokens: 16384 },
       retry: { enabled: true, maxRetries: 3, baseDelayMs: 2000 },
+      pruning: { maxResultTokens: 8000, supersededReads: true },
     });
   });
 
@@ -127,6 +137,15 @@ describe("parseSettings", () => {
     [{ compaction: { models: ["gpt-4o"] } }, 'src: compaction.models: expected a list of "provider/model-id" strings, got ["gpt-4o"]'],
     [{ retry: { baseDelayMs: null } }, "src: retry.baseDelayMs: expected a non-negative integer (milliseconds), got null"],
     [{ retry: 3 }, "src: retry: expected an object, got 3"],
+    [{ compaction: { thresholdPercent: 0 } }, "src: compaction.thresholdPercent: expected a percentage above 0 and at most 100, got 0"],
+    [{ compaction: { thresholdPercent: 120 } }, "src: compaction.thresholdPercent: expected a percentage above 0 and at most 100, got 120"],
+    [{ compaction: { thresholdTokens: -5 } }, "src: compaction.thresholdTokens: expected a positive integer, got -5"],
+    [{ compaction: { backgroundPercent: 100 } }, "src: compaction.backgroundPercent: expected a percentage from 0 (off) to below 100, got 100"],
+    [{ compaction: { model: "gpt-4o" } }, 'src: compaction.model: expected a "provider/model-id" string, got "gpt-4o"'],
+    [{ compaction: { methods: [] } }, 'src: compaction.methods: expected a non-empty list of distinct methods from "remote", "model", "extractive", got []'],
+    [{ compaction: { methods: ["model", "model"] } }, 'src: compaction.methods: expected a non-empty list of distinct methods from "remote", "model", "extractive", got ["model","model"]'],
+    [{ compaction: { methods: ["llm"] } }, 'src: compaction.methods: expected a non-empty list of distinct methods from "remote", "model", "extractive", got ["llm"]'],
+    [{ pruning: { maxResultTokens: 1.5 } }, "src: pruning.maxResultTokens: expected a non-negative integer (0 turns it off), got 1.5"],
     [[1], "src: expected a JSON object, got [1]"],
   ];
   for (const [value, message] of bad) {
@@ -144,9 +163,16 @@ describe("parseSettings", () => {
         autoContinue: false,
         remoteEndpoint: "https://example.test/summarize",
         models: ["anthropic/claude-haiku-4-5", "openrouter/qwen/qwen3"],
+        thresholdPercent: 75,
+        thresholdTokens: 120_000,
+        backgroundPercent: 0,
+        midTurn: false,
+        model: "openai/gpt-4o-mini",
+        methods: ["model", "extractive"] as ("model" | "extractive")[],
       },
       branchSummary: { enabled: true, reserveTokens: 3 },
       retry: { enabled: false, maxRetries: 0, baseDelayMs: 0 },
+      pruning: { maxResultTokens: 0, supersededReads: false },
     };
     assert.deepEqual(parseSettings(input, "src"), input);
     assert.deepEqual(resolveSettings(input), input);

@@ -1,0 +1,50 @@
+/**
+ * The summarizer chain of compaction.methods: remote only with an endpoint, the candidate models
+ * for "model", the extractive summary for "extractive", in the configured order.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Api, Model } from "@mariozechner/pi-ai";
+import { SummarizerSource } from "../../src/agent/summarizer-source.js";
+import type { CompactionMethod } from "../../src/config/settings.js";
+import type { Summarizer } from "../../src/summarizer/types.js";
+
+const model = (id: string) => ({ provider: "p", id, contextWindow: 100_000 }) as unknown as Model<Api>;
+const fake = (m: Model<Api>): Summarizer => ({ name: `p/${m.id}`, contextWindow: 100_000, reasoning: false, summarize: async () => ({ text: "s" }) });
+
+function source(methods: CompactionMethod[], extra: { remoteEndpoint?: string; summarizer?: Summarizer; model?: string } = {}) {
+  return new SummarizerSource({
+    methods,
+    models: ["p/backup"],
+    resolveModel: (_provider, id) => model(id),
+    createSummarizer: fake,
+    onSkip: () => {},
+    ...extra,
+  });
+}
+
+const names = async (s: SummarizerSource) => (await s.chain(model("main"), 1000)).map((c) => `${c.method}:${c.summarizer.name}`);
+
+describe("SummarizerSource.chain", () => {
+  test("default order without an endpoint: compaction.model, the current model, compaction.models, then extractive", async () => {
+    assert.deepEqual(await names(source(["remote", "model", "extractive"], { model: "p/cheap" })), [
+      "model:p/cheap",
+      "model:p/main",
+      "model:p/backup",
+      "extractive:extractive",
+    ]);
+  });
+
+  test("remote first when an endpoint is set; methods in the configured order; extractive can be left out", async () => {
+    const chain = await names(source(["extractive", "remote"], { remoteEndpoint: "http://127.0.0.1:1/summarize" }));
+    assert.equal(chain.length, 2);
+    assert.equal(chain[0], "extractive:extractive");
+    assert.match(chain[1], /^remote:/);
+    assert.deepEqual(await names(source(["model"])), ["model:p/main", "model:p/backup"]);
+  });
+
+  test("an injected summarizer stands in for remote and model, once, named model", async () => {
+    const injected = fake(model("injected"));
+    assert.deepEqual(await names(source(["remote", "model", "extractive"], { summarizer: injected })), ["model:p/injected", "extractive:extractive"]);
+  });
+});
