@@ -1,0 +1,63 @@
+/**
+ * `bonsai export LOCATION --html [-o FILE]` (the session page as one self-contained file) and
+ * `--md [--all]` (Markdown of the active path, or of every entry), bounded by --max-bytes. The
+ * work is src/view/export.ts's; the session is only read.
+ */
+import { writeFileSync } from "node:fs";
+import { type Command, InvalidArgumentError } from "commander";
+import { parseByteSize } from "../../server/limits.js";
+import { positiveInteger } from "../numeric-options.js";
+import { CliError, formatBytes, progress, runAction, warn } from "../output.js";
+
+interface ExportCommandOptions {
+  html?: boolean;
+  md?: boolean;
+  all?: boolean;
+  output?: string;
+  maxBytes?: number;
+  contextWindow?: number;
+  reserve?: number;
+}
+
+function byteSize(value: string): number {
+  try {
+    return parseByteSize(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command("export")
+    .description("write the session as one self-contained HTML page (--html) or as Markdown (--md)")
+    .argument("<location>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .option("--html", "the session page: tree, entries, compactions, token timeline, search (works offline)")
+    .option("--md", "Markdown of the active path, for pasting into an issue")
+    .option("--all", "with --md: every entry of every branch, not only the active path")
+    .option("-o, --output <file>", "write to FILE instead of standard output")
+    .option("--max-bytes <size>", "largest output, e.g. 5mb or 60000; longer bodies are clipped with a note (default 20mb)", byteSize)
+    .option("--context-window <tokens>", "the model's context window, for the timeline's threshold (default: from the model registry)", positiveInteger)
+    .option("--reserve <tokens>", "tokens reserved for replies: the threshold is window - reserve (default 16384)", positiveInteger)
+    .action(
+      runAction(async (location: string, options: ExportCommandOptions) => {
+        if (options.html === options.md) throw new CliError("export: pass one of --html or --md");
+        if (options.all && !options.md) throw new CliError("export: --all goes with --md (the page always shows every branch)");
+        const { exportSession } = await import("../../view/export.js");
+        const text = await exportSession(location, {
+          format: options.html ? "html" : "md",
+          all: options.all,
+          maxBytes: options.maxBytes,
+          contextWindow: options.contextWindow,
+          reserveTokens: options.reserve,
+          onWarning: warn,
+        });
+        if (options.output) {
+          writeFileSync(options.output, text);
+          progress(`wrote ${options.output} (${formatBytes(Buffer.byteLength(text))})`);
+        } else {
+          process.stdout.write(text);
+        }
+      }),
+    );
+}

@@ -1,0 +1,276 @@
+/**
+ * What the session page shows, as plain data (docs/ARCHITECTURE.md, "See a session"): the tree
+ * flattened depth first with what each row needs (indent, fork, label, flags, a preview), the
+ * compactions with what they summarized and kept, the timeline of the active path, and, for an
+ * export, every body. `bonsai view` sends the same model without bodies and serves those on
+ * demand. Built from a session read once; pure.
+ */
+import { estimateTokens } from "../compaction/tokens.js";
+import { messageFromEntry } from "../format/context.js";
+import { isCheckoutMarker, type SessionEntry, type SessionHeader, type SessionTreeNode } from "../format/entry-types.js";
+import { withoutHidden } from "../format/tree-nodes.js";
+import { clip, entryPreview } from "../messages/preview.js";
+import { type ArchivedOriginals, type Block, entryBlocks } from "./blocks.js";
+import { contextEstimates, type TimelinePoint, timelineOf } from "./timeline.js";
+
+/** Row flags, for the page's filters and marks. */
+export interface NodeFlags {
+  user?: true;
+  tool?: true;
+  error?: true;
+  pruned?: true;
+  thinking?: true;
+}
+
+export interface CompactionInfo {
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  /** estimated context right after it (the context at the compaction entry) */
+  tokensAfter: number;
+  /** entries on its path that its summary stands for: the first and how many carry a message */
+  summarizedFrom: string | null;
+  summarizedCount: number;
+  /** scalar fields of `details` (summarizer, method, …) and who made it */
+  details: Record<string, string>;
+  readFiles: string[];
+  modifiedFiles: string[];
+  /** the other fields of `details` (a coverage report, …) as JSON; absent when there are none */
+  moreDetails?: string;
+}
+
+export interface ViewNode {
+  id: string;
+  /** the nearest shown ancestor (checkout markers are left out of the page) */
+  parentId: string | null;
+  type: string;
+  /** a message's role, or the entry kind (entryPreview) */
+  kind: string;
+  /** forks above it: how far the tree indents it */
+  indent: number;
+  /** shown children */
+  children: number;
+  /** index after its subtree in `nodes` (depth first: a subtree is one run) */
+  end: number;
+  preview: string;
+  timestamp: string;
+  label?: string;
+  /** estimated tokens of its message (0 without one) */
+  tokens: number;
+  flags: NodeFlags;
+  model?: string;
+  compaction?: CompactionInfo;
+  /** a branch summary: the entry it hangs off */
+  fromId?: string;
+  /** a branch summary: the first entries of the branches beside it, which it describes */
+  describes?: string[];
+  /** the first entry of a branch a branch summary beside it describes: that summary */
+  branchSummaryId?: string;
+}
+
+export interface ViewModel {
+  session: { id: string; name: string | null; cwd: string; timestamp: string; location: string };
+  leafId: string | null;
+  /** depth first, children in tree order */
+  nodes: ViewNode[];
+  /** ids of the active path, root first */
+  activePath: string[];
+  timeline: TimelinePoint[];
+  /** tokens at which the context is compacted (window - reserve); null when the window is unknown */
+  threshold: { contextWindow: number; reserveTokens: number; tokens: number } | null;
+  /** an export: every body by entry id; absent for `bonsai view`, which serves them on demand */
+  bodies?: Record<string, Block[]>;
+  /** what bounding the export left out */
+  omitted?: { blocks: number; bytes: number; maxBytes: number };
+  /** bumped by `bonsai view` on every change it sends */
+  version: number;
+}
+
+export interface ViewInput {
+  header: SessionHeader;
+  name?: string;
+  location: string;
+  entries: readonly SessionEntry[];
+  tree: readonly SessionTreeNode[];
+  leafId: string | null;
+  /** root-first path to the leaf, including every entry */
+  activePath: readonly SessionEntry[];
+  archived?: ArchivedOriginals;
+  contextWindow?: number;
+  reserveTokens: number;
+  /** include every body (an export) */
+  withBodies?: boolean;
+}
+
+function flagsOf(entry: SessionEntry): NodeFlags {
+  const flags: NodeFlags = {};
+  if (entry.type !== "message") return flags;
+  const m = entry.message;
+  if (m.role === "user" && !m.synthetic) flags.user = true;
+  if (m.role === "toolResult" || m.role === "bashExecution" || m.role === "pythonExecution") flags.tool = true;
+  if (m.role === "toolResult" && m.isError) flags.error = true;
+  if (m.role === "toolResult" && m.prunedAt !== undefined) flags.pruned = true;
+  if (m.role === "bashExecution" && m.exitCode !== undefined && m.exitCode !== null && m.exitCode !== 0) flags.error = true;
+  if (m.role === "assistant") {
+    if (m.stopReason === "error" || m.errorMessage) flags.error = true;
+    if (m.content.some((c) => c.type === "thinking")) flags.thinking = true;
+  }
+  return flags;
+}
+
+function scalarDetails(entry: SessionEntry & { type: "compaction" }): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (entry.fromHook || entry.fromExtension) out.madeBy = "hook";
+  const details = entry.details;
+  if (details && typeof details === "object") {
+    for (const [key, value] of Object.entries(details)) {
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") out[key] = String(value);
+    }
+  }
+  return out;
+}
+
+/** The fields of `details` that are neither scalars nor the file lists, as indented JSON. */
+function otherDetails(details: unknown): string | undefined {
+  if (!details || typeof details !== "object") return undefined;
+  const rest = Object.entries(details).filter(([key, value]) => key !== "readFiles" && key !== "modifiedFiles" && value !== null && typeof value === "object");
+  return rest.length > 0 ? JSON.stringify(Object.fromEntries(rest), null, 2) : undefined;
+}
+
+function fileList(details: unknown, key: "readFiles" | "modifiedFiles"): string[] {
+  const list = details && typeof details === "object" ? (details as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(list) ? list.filter((f): f is string => typeof f === "string") : [];
+}
+
+/** Root-first path to `id` through parent links. */
+function pathTo(id: string, byId: ReadonlyMap<string, SessionEntry>): SessionEntry[] {
+  const path: SessionEntry[] = [];
+  const seen = new Set<string>();
+  let entry = byId.get(id);
+  while (entry && !seen.has(entry.id)) {
+    seen.add(entry.id);
+    path.push(entry);
+    entry = entry.parentId ? byId.get(entry.parentId) : undefined;
+  }
+  return path.reverse();
+}
+
+/**
+ * What a compaction at the end of `path` stands for: the entries from where the previous
+ * compaction's kept entries began (or the root) up to its own first kept entry.
+ */
+function compactionInfo(path: readonly SessionEntry[]): CompactionInfo {
+  const c = path.length - 1;
+  const entry = path[c] as SessionEntry & { type: "compaction" };
+  const indexOf = (id: string, before: number) => path.slice(0, before).findIndex((e) => e.id === id);
+  let start = 0;
+  for (let i = c - 1; i >= 0; i--) {
+    const previous = path[i];
+    if (previous.type === "compaction") {
+      const k = indexOf(previous.firstKeptEntryId, i);
+      start = k >= 0 ? k : i + 1;
+      break;
+    }
+  }
+  const kept = indexOf(entry.firstKeptEntryId, c);
+  const summarized = path.slice(start, kept >= 0 ? kept : c).filter((e) => messageFromEntry(e) !== undefined);
+  const estimates = contextEstimates(path);
+  return {
+    firstKeptEntryId: entry.firstKeptEntryId,
+    tokensBefore: entry.tokensBefore,
+    tokensAfter: estimates[c],
+    summarizedFrom: summarized[0]?.id ?? null,
+    summarizedCount: summarized.length,
+    details: scalarDetails(entry),
+    readFiles: fileList(entry.details, "readFiles"),
+    modifiedFiles: fileList(entry.details, "modifiedFiles"),
+    ...(otherDetails(entry.details) ? { moreDetails: otherDetails(entry.details) } : {}),
+  };
+}
+
+/**
+ * A branch summary hangs off the entry where a branch was left, beside that branch: it describes
+ * its siblings, which are marked with it.
+ */
+function markSummarizedBranches(nodes: ViewNode[]): void {
+  const children = new Map<string, ViewNode[]>();
+  for (const node of nodes) {
+    if (node.parentId === null) continue;
+    const list = children.get(node.parentId);
+    if (list) list.push(node);
+    else children.set(node.parentId, [node]);
+  }
+  for (const node of nodes) {
+    if (node.type !== "branch_summary" || node.parentId === null) continue;
+    const siblings = (children.get(node.parentId) ?? []).filter((n) => n !== node && n.type !== "branch_summary");
+    node.describes = siblings.map((n) => n.id);
+    for (const sibling of siblings) sibling.branchSummaryId ??= node.id;
+  }
+}
+
+export function buildViewModel(input: ViewInput): ViewModel {
+  const byId = new Map(input.entries.map((e) => [e.id, e]));
+  const nodes: ViewNode[] = [];
+  const bodies: Record<string, Block[]> = {};
+  type Item = { node: SessionTreeNode; parentId: string | null; indent: number; exit?: number };
+  const visible = (children: readonly SessionTreeNode[]) => withoutHidden(children, isCheckoutMarker);
+  const stack: Item[] = visible(input.tree)
+    .reverse()
+    .map((node, _, all) => ({ node, parentId: null, indent: all.length > 1 ? 1 : 0 }));
+  // depth first; an item with `exit` closes its node's subtree
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (item.exit !== undefined) {
+      nodes[item.exit].end = nodes.length;
+      continue;
+    }
+    const { entry } = item.node;
+    const kids = visible(item.node.children);
+    const preview = entryPreview(entry);
+    const message = messageFromEntry(entry);
+    const row: ViewNode = {
+      id: entry.id,
+      parentId: item.parentId,
+      type: entry.type,
+      kind: preview.kind,
+      indent: item.indent,
+      children: kids.length,
+      end: 0,
+      // only the head is shown: flattening a whole tool output would cost more than the rest
+      preview: clip(preview.text.slice(0, 400), 100),
+      timestamp: entry.timestamp,
+      tokens: message ? estimateTokens(message) : 0,
+      flags: flagsOf(entry),
+    };
+    if (item.node.label !== undefined) row.label = item.node.label;
+    if (entry.type === "message" && entry.message.role === "assistant") row.model = entry.message.model;
+    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id, byId));
+    if (entry.type === "branch_summary") row.fromId = entry.fromId;
+    if (input.withBodies) bodies[entry.id] = entryBlocks(entry, input.archived);
+    stack.push({ node: item.node, parentId: null, indent: 0, exit: nodes.length });
+    nodes.push(row);
+    const indent = kids.length > 1 ? item.indent + 1 : item.indent;
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i], parentId: entry.id, indent });
+  }
+  markSummarizedBranches(nodes);
+  const shown = new Set(nodes.map((n) => n.id));
+  let leafId = input.leafId;
+  // a leaf on a checkout marker is shown at the entry the marker moved to
+  while (leafId && !shown.has(leafId)) leafId = byId.get(leafId)?.parentId ?? null;
+  const window = input.contextWindow ?? 0;
+  return {
+    session: {
+      id: input.header.id,
+      name: input.name ?? null,
+      cwd: input.header.cwd,
+      timestamp: input.header.timestamp,
+      location: input.location,
+    },
+    leafId,
+    nodes,
+    activePath: input.activePath.filter((e) => shown.has(e.id)).map((e) => e.id),
+    timeline: timelineOf(input.activePath),
+    threshold: window > 0 ? { contextWindow: window, reserveTokens: input.reserveTokens, tokens: Math.max(0, window - input.reserveTokens) } : null,
+    ...(input.withBodies ? { bodies } : {}),
+    version: 0,
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Reading a session for the page: opened read-only (no writer lock, nothing written), with the
+ * originals of its pruned tool results from the store's archive (storage/archive.ts) and the
+ * context window of its model from pi-ai's registry when the caller does not name one.
+ */
+import { DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
+import type { ImageContent, TextContent } from "../format/message-types.js";
+import { openForReading, type WarningListener } from "../ops/open-session.js";
+import type { SessionManager } from "../session/manager.js";
+import { readArchiveAt } from "../storage/archive.js";
+import { parseLocation } from "../storage/location.js";
+import type { ArchivedOriginals } from "./blocks.js";
+import { buildViewModel, type ViewModel } from "./model.js";
+
+export interface ReadViewOptions {
+  /** include every body (an export) */
+  withBodies?: boolean;
+  /** the model's context window in tokens; looked up in pi-ai's registry when absent */
+  contextWindow?: number;
+  reserveTokens?: number;
+  onWarning?: WarningListener;
+}
+
+/** The originals of pruned results in the session's archive, newest record per entry. */
+export async function archivedOriginals(location: string, onWarning?: WarningListener): Promise<ArchivedOriginals> {
+  const originals = new Map<string, (TextContent | ImageContent)[]>();
+  let lines: string[];
+  try {
+    lines = (await readArchiveAt(parseLocation(location))).lines;
+  } catch (error) {
+    onWarning?.(`${location}: the archive of pruned output could not be read (${error instanceof Error ? error.message : String(error)})`);
+    return originals;
+  }
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const record = JSON.parse(line) as { entryId?: unknown; content?: unknown };
+      if (typeof record.entryId === "string" && Array.isArray(record.content)) originals.set(record.entryId, record.content);
+    } catch {
+      // a torn line: the store reports those itself
+    }
+  }
+  return originals;
+}
+
+/** The context window of `provider/modelId` in pi-ai's registry, or 0 when it is not known there. */
+export async function knownContextWindow(model: { provider: string; modelId: string } | null): Promise<number> {
+  if (!model) return 0;
+  try {
+    const piAi = await import("@mariozechner/pi-ai");
+    const lookup = piAi.getModel as unknown as (provider: string, id: string) => { contextWindow?: number } | undefined;
+    return lookup(model.provider, model.modelId)?.contextWindow ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The view model of an open session. */
+export async function viewModelOf(session: SessionManager, location: string, options: ReadViewOptions = {}): Promise<ViewModel> {
+  const leafId = session.getLeafId();
+  const contextWindow = options.contextWindow ?? (await knownContextWindow(session.buildSessionContext(leafId).model));
+  const archived = options.withBodies ? await archivedOriginals(location, options.onWarning) : new Map();
+  return buildViewModel({
+    header: session.getHeader(),
+    name: session.getSessionName(),
+    location,
+    entries: session.getEntries(),
+    tree: session.getTree(),
+    leafId,
+    activePath: session.getBranch(leafId),
+    archived,
+    contextWindow,
+    reserveTokens: options.reserveTokens ?? DEFAULT_COMPACTION_SETTINGS.reserveTokens,
+    withBodies: options.withBodies,
+  });
+}
+
+/** Opens `location` read-only, builds its view model and closes it. */
+export async function readViewModel(location: string, options: ReadViewOptions = {}): Promise<ViewModel> {
+  const session = await openForReading(location, options.onWarning);
+  try {
+    return await viewModelOf(session, location, options);
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,79 @@
+/** `bonsai export` end to end: the page file, Markdown, the byte bound, database sessions, mistakes. */
+import assert from "node:assert/strict";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import type { ViewModel } from "../../src/view/model.js";
+import { runBonsai } from "../helpers/cli.js";
+import { tempDir } from "../helpers/session-builders.js";
+import { EXAMPLE } from "../helpers/view-sessions.js";
+
+const { dir, cleanup } = tempDir();
+after(cleanup);
+
+function embeddedModel(html: string): ViewModel {
+  const match = /<script id="bonsai-data" type="application\/json">([\s\S]*?)<\/script>/.exec(html);
+  assert.ok(match, "the model is embedded");
+  return JSON.parse(match[1]) as ViewModel;
+}
+
+describe("bonsai export", () => {
+  it("--html -o writes one self-contained page with every entry and body", async () => {
+    const out = join(dir, "session.html");
+    const run = await runBonsai(["export", EXAMPLE, "--html", "-o", out]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "");
+    const html = readFileSync(out, "utf8");
+    assert.match(html, /^<!doctype html>/);
+    assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=/, "nothing is loaded from elsewhere");
+    assert.match(html, /default-src 'none'/);
+    const model = embeddedModel(html);
+    const lines = readFileSync(EXAMPLE, "utf8").trim().split("\n").length;
+    assert.equal(model.nodes.length, lines - 1);
+    assert.equal(Object.keys(model.bodies ?? {}).length, model.nodes.length);
+    assert.equal(model.omitted, undefined);
+    assert.ok(model.threshold && model.threshold.contextWindow > 0, "the window comes from the model registry");
+  });
+
+  it("--max-bytes bounds the page and the page says what it left out", async () => {
+    const out = join(dir, "small.html");
+    const run = await runBonsai(["export", EXAMPLE, "--html", "-o", out, "--max-bytes", "250kb"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(statSync(out).size <= 250 * 1024, `${statSync(out).size}`);
+    const model = embeddedModel(readFileSync(out, "utf8"));
+    assert.ok(model.omitted && model.omitted.blocks > 0 && model.omitted.maxBytes === 250 * 1024);
+    const clipped = Object.values(model.bodies ?? {}).flat().filter((b) => "clipped" in b && b.clipped);
+    assert.equal(clipped.length, model.omitted.blocks);
+  });
+
+  it("--md prints the active path as Markdown; a database session exports the same", async () => {
+    const file = await runBonsai(["export", EXAMPLE, "--md"]);
+    assert.equal(file.code, 0, file.stderr);
+    assert.match(file.stdout, /^# tasktrack/);
+    const copy = await runBonsai(["copy", EXAMPLE, `sqlite:${join(dir, "s.db")}`]);
+    assert.equal(copy.code, 0, copy.stderr);
+    const location = /-> (sqlite:\S+#\S+)/.exec(copy.stdout)?.[1];
+    assert.ok(location, copy.stdout);
+    const db = await runBonsai(["export", location, "--md"]);
+    assert.equal(db.code, 0, db.stderr);
+    assert.equal(db.stdout, file.stdout, "the same Markdown from either store");
+  });
+
+  it("refuses unclear requests with one line", async () => {
+    const neither = await runBonsai(["export", EXAMPLE]);
+    assert.equal(neither.code, 1);
+    assert.equal(neither.stderr, "bonsai: export: pass one of --html or --md\n");
+    const all = await runBonsai(["export", EXAMPLE, "--html", "--all"]);
+    assert.equal(all.code, 1);
+    assert.match(all.stderr, /--all goes with --md/);
+    const size = await runBonsai(["export", EXAMPLE, "--md", "--max-bytes", "lots"]);
+    assert.equal(size.code, 2);
+    assert.match(size.stderr, /is not a size/);
+    const tiny = await runBonsai(["export", EXAMPLE, "--html", "--max-bytes", "1kb"]);
+    assert.equal(tiny.code, 1);
+    assert.match(tiny.stderr, /--max-bytes 1024 is too small: the page without any bodies takes \d+ bytes/);
+    const missing = await runBonsai(["export", join(dir, "nope.jsonl"), "--md"]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no such file/);
+  });
+});

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { contextSegments, messageFromEntry } from "../../src/format/context.js";
+import { SessionManager } from "../../src/session/manager.js";
+import type { ViewModel } from "../../src/view/model.js";
+import { readViewModel } from "../../src/view/source.js";
+import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
+import { compactedExample, EXAMPLE } from "../helpers/view-sessions.js";
+
+const { dir, cleanup } = tempDir();
+after(cleanup);
+
+/** The ancestors of every node, from parent links. */
+function ancestors(model: ViewModel, id: string): Set<string> {
+  const byId = new Map(model.nodes.map((n) => [n.id, n]));
+  const out = new Set<string>();
+  for (let n = byId.get(id); n?.parentId; n = byId.get(n.parentId)) out.add(n.parentId);
+  return out;
+}
+
+describe("buildViewModel", () => {
+  it("flattens the example's tree depth first: subtrees are runs, forks indent, labels and the leaf are kept", async () => {
+    const model = await readViewModel(EXAMPLE, { contextWindow: 200_000, reserveTokens: 16_384 });
+    const session = SessionManager.open(EXAMPLE, { readOnly: true });
+    try {
+      assert.equal(model.nodes.length, session.getEntries().length);
+      assert.equal(model.leafId, session.getLeafId());
+      assert.deepEqual(model.activePath, session.getBranch().map((e) => e.id));
+      const labelled = new Map(model.nodes.filter((n) => n.label).map((n) => [n.id, n.label]));
+      assert.ok(labelled.size > 0);
+      assert.deepEqual(labelled, new Map(session.getEntries().filter((e) => session.getLabel(e.id)).map((e) => [e.id, session.getLabel(e.id)])));
+      model.nodes.forEach((node, i) => {
+        for (let j = i + 1; j < node.end; j++) assert.ok(ancestors(model, model.nodes[j].id).has(node.id), `${model.nodes[j].id} is under ${node.id}`);
+        if (node.end < model.nodes.length) assert.ok(!ancestors(model, model.nodes[node.end].id).has(node.id));
+      });
+      const fork = model.nodes.find((n) => n.children > 1)!;
+      assert.ok(fork, "the example branches");
+      const kids = model.nodes.filter((n) => n.parentId === fork.id);
+      assert.ok(kids.every((k) => k.indent === fork.indent + 1));
+      assert.ok(model.nodes.some((n) => n.flags.error), "the example has failed tool calls");
+      // the branch summary describes the branch beside it, which points back to it
+      const summary = model.nodes.find((n) => n.type === "branch_summary")!;
+      assert.equal(summary.fromId, summary.parentId);
+      const siblings = model.nodes.filter((n) => n.parentId === summary.parentId && n !== summary);
+      assert.ok(siblings.length > 0);
+      assert.deepEqual(summary.describes, siblings.map((n) => n.id));
+      assert.ok(siblings.every((n) => n.branchSummaryId === summary.id));
+      assert.equal(model.threshold?.tokens, 200_000 - 16_384);
+      assert.equal(model.bodies, undefined, "no bodies unless asked");
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("describes a compaction: tokens before and after, first kept entry, what it summarized, who made it", async () => {
+    const { file, compactionId } = await compactedExample(dir);
+    const model = await readViewModel(file, { withBodies: true, contextWindow: 200_000 });
+    const session = SessionManager.open(file, { readOnly: true });
+    try {
+      const node = model.nodes.find((n) => n.id === compactionId)!;
+      const entry = session.getEntry(compactionId)!;
+      assert.equal(entry.type, "compaction");
+      const path = session.getBranch(compactionId);
+      const { kept } = contextSegments(path);
+      const summarized = path.slice(0, kept).filter((e) => messageFromEntry(e) !== undefined);
+      assert.equal(node.compaction?.firstKeptEntryId, path[kept].id);
+      assert.equal(node.compaction?.summarizedCount, summarized.length);
+      assert.equal(node.compaction?.summarizedFrom, summarized[0].id);
+      assert.equal(node.compaction?.tokensBefore, (entry as { tokensBefore: number }).tokensBefore);
+      assert.ok(node.compaction!.tokensAfter < node.compaction!.tokensBefore);
+      assert.ok(node.compaction!.modifiedFiles.length > 0);
+      // the pruned results carry their archived originals
+      const pruned = model.nodes.filter((n) => n.flags.pruned);
+      assert.ok(pruned.length > 0);
+      for (const n of pruned) {
+        const [block] = model.bodies![n.id];
+        assert.equal(block.kind, "pruned");
+        assert.ok(block.kind === "pruned" && block.original && block.original.length > 0, `${n.id} has its original`);
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("leaves checkout markers out and shows a leaf on one at the entry it moved to", async () => {
+    const file = join(dir, "checkout.jsonl");
+    const session = SessionManager.open(file);
+    const u1 = session.appendMessage(userMsg("first"));
+    session.appendMessage(assistantMsg("reply"));
+    session.checkout(u1);
+    session.persistLeaf();
+    await session.close();
+    const reopened = SessionManager.open(file, { readOnly: true });
+    const marker = reopened.getEntries().find((e) => e.type === "custom");
+    await reopened.close();
+    assert.ok(marker, "moving the leaf wrote a checkout marker");
+    const model = await readViewModel(file, { contextWindow: 0 });
+    assert.ok(!model.nodes.some((n) => n.id === marker.id));
+    assert.equal(model.leafId, u1);
+    assert.equal(model.threshold, null, "an unknown window draws no threshold");
+  });
+});
