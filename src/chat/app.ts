@@ -16,6 +16,8 @@ import { Container, Editor, ProcessTerminal, type Terminal, Text, TUI } from "@m
 import type { AgentSession } from "../agent/agent-session.js";
 import type { AgentSessionEvent } from "../agent/events.js";
 import { BusyStatus } from "./busy-status.js";
+import type { ChatStart } from "./chat-start.js";
+import { connectionErrorText, type FetchFailures, isConnectionError } from "./connection-error.js";
 import { CommandRunner } from "./command-runner.js";
 import { footerLine } from "./footer-line.js";
 import { InputHandler } from "./input-handler.js";
@@ -35,6 +37,10 @@ export interface ChatAppOptions {
   notices?: string[];
   /** default: the process's terminal */
   terminal?: Terminal;
+  /** how the model was reached (base URL, window), recorded with it for --continue */
+  chatStart?: ChatStart;
+  /** why requests to a server failed at the network level, to name the URL and the cause */
+  fetchFailures?: FetchFailures;
 }
 
 export class ChatApp {
@@ -64,6 +70,7 @@ export class ChatApp {
       tui: this.tui,
       messages: () => session.messages,
       onThinking: (thinking) => this.status.setThinking(thinking),
+      describeError: (message) => this.describeError(message),
     });
     this.tree = new TreeFlow({
       tui: this.tui,
@@ -80,7 +87,7 @@ export class ChatApp {
       onClosed: () => this.input.drainQueue(),
     });
     const { transcript, status, tree } = this;
-    this.commands = new CommandRunner({ session, transcript, status, tree, quit });
+    this.commands = new CommandRunner({ session, transcript, status, tree, quit, chatStart: options.chatStart });
     this.input = new InputHandler({
       session,
       editor: this.editor,
@@ -151,12 +158,19 @@ export class ChatApp {
         this.status.refresh();
         break;
       default: {
-        const notice = noticeBlock(event);
+        const notice = noticeBlock(event, (message) => this.describeError(message));
         if (!notice) return;
         this.transcript.add([notice]);
       }
     }
     this.tui.requestRender();
+  }
+
+  /** A connection error as the URL the model is reached at and, when the fetch said, why it failed. */
+  private describeError(message: string): string {
+    if (!isConnectionError(message)) return message;
+    const url = this.session.model.baseUrl || `${this.session.model.provider}'s API`;
+    return connectionErrorText(url, this.options.fetchFailures?.causeFor(url));
   }
 
   private showEditor(): void {

@@ -28,6 +28,9 @@ export class BusyStatus {
   private autoCompactionReason: AutoCompactionReason | undefined;
   /** the answer being streamed is in a thinking block */
   private thinking = false;
+  /** when what the status line shows started, and the timer that counts its seconds */
+  private since: { what: string; at: number } | undefined;
+  private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly options: BusyStatusOptions) {}
 
@@ -72,8 +75,9 @@ export class BusyStatus {
   }
 
   refresh(): void {
-    const message = statusLine(this.autoCompactionReason, this.reason, this.thinking);
-    this.setLoader(message);
+    const what = statusLine(this.autoCompactionReason, this.reason, this.thinking);
+    const elapsed = this.elapsedFor(what);
+    this.setLoader(what === undefined ? undefined : statusLine(this.autoCompactionReason, this.reason, this.thinking, elapsed));
     const reason = this.autoCompactionReason ? "compacting" : this.reason;
     const notice = queueNotice(this.options.queue.lines(), reason);
     if (notice) this.container.addChild(new Text(ui.dim(notice), 1, 0));
@@ -83,6 +87,27 @@ export class BusyStatus {
   /** Stops the spinner for good (the chat is closing). */
   stop(): void {
     this.setLoader(undefined);
+    this.elapsedFor(undefined);
+  }
+
+  /** Seconds since `what` started showing (thinking and working count as one answer); runs the ticker while something shows. */
+  private elapsedFor(what: string | undefined): number {
+    const kind = what?.replace(/^(Thinking|Working)…/, "Answering…");
+    if (kind === undefined) {
+      if (this.ticker) clearInterval(this.ticker);
+      this.ticker = undefined;
+      this.since = undefined;
+      return 0;
+    }
+    if (this.since?.what !== kind) this.since = { what: kind, at: Date.now() };
+    this.ticker ??= setInterval(() => this.tick(), 1000);
+    return (Date.now() - this.since.at) / 1000;
+  }
+
+  private tick(): void {
+    const message = statusLine(this.autoCompactionReason, this.reason, this.thinking, this.since ? (Date.now() - this.since.at) / 1000 : 0);
+    if (message !== undefined) this.loader?.setMessage(message);
+    this.options.tui.requestRender();
   }
 
   private setLoader(message: string | undefined): void {

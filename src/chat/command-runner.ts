@@ -6,6 +6,7 @@
  */
 import type { AgentSession } from "../agent/agent-session.js";
 import type { BusyStatus } from "./busy-status.js";
+import { type ChatStart, rememberedModel, startDiffers } from "./chat-start.js";
 import { type ChatInput, helpLines } from "./commands.js";
 import { compactedBlock, compactionFailedBlock } from "./notices.js";
 import { sessionInfoLines } from "./session-info.js";
@@ -20,6 +21,8 @@ export interface CommandRunnerOptions {
   status: BusyStatus;
   tree: TreeFlow;
   quit: () => void;
+  /** how the chat reached its model, recorded with the model so that resuming reaches it again */
+  chatStart?: ChatStart;
 }
 
 export class CommandRunner {
@@ -52,7 +55,7 @@ export class CommandRunner {
         this.showSessionInfo();
         return;
       case "help":
-        transcript.add([{ style: "notice", text: helpLines().join("\n") }]);
+        transcript.add([{ style: "notice", text: helpLines(transcript.textWidth()).join("\n") }]);
         return;
       case "quit":
         this.options.quit();
@@ -66,14 +69,22 @@ export class CommandRunner {
   private sendMessage(text: string): void {
     const { session } = this.options;
     this.options.status.run("answering", async () => {
-      const model = session.model;
-      const recorded = session.sessionManager.buildSessionContext().model;
-      if (!this.modelRecorded && (recorded?.provider !== model.provider || recorded?.modelId !== model.id)) {
-        session.setModel(model);
-      }
+      if (!this.modelRecorded) this.recordModel();
       this.modelRecorded = true;
       await session.prompt(text);
     });
+  }
+
+  /** Before the first message: the model, and how it was reached, unless the branch says so already. */
+  private recordModel(): void {
+    const { session } = this.options;
+    const model = session.model;
+    const start = this.options.chatStart ?? {};
+    const manager = session.sessionManager;
+    const context = manager.buildSessionContext().model;
+    const remembered = rememberedModel(manager.getBranch()) ?? (context ? { provider: context.provider, modelId: context.modelId } : undefined);
+    // the agent already has this model: only the session learns it, with how it was reached
+    if (startDiffers(remembered, model, start)) manager.appendModelChange(model.provider, model.id, undefined, start);
   }
 
   private compact(instructions: string | undefined): void {
@@ -99,7 +110,7 @@ export class CommandRunner {
       return;
     }
     manager.appendLabelChange(target.id, text);
-    transcript.add([{ style: "success", text: text ? `Labelled ${target.id} "${text}".` : `Label removed from ${target.id}.` }]);
+    transcript.add([{ style: "success", text: text ? `Labeled ${target.id} "${text}".` : `Label removed from ${target.id}.` }]);
   }
 
   private showSessionInfo(): void {
@@ -112,6 +123,7 @@ export class CommandRunner {
       entries: manager.getEntries(),
       usage: session.getContextUsage(),
       model: `${model.provider}/${model.id}`,
+      width: transcript.textWidth(),
     });
     transcript.add([{ style: "notice", text: lines.join("\n") }]);
   }

@@ -2,6 +2,7 @@
  * What a line typed into `bonsai chat` means: a message for the model, or one of the slash
  * commands. Pure: text in, a command out, so every rule here is checked without a terminal.
  */
+import { wrapHanging } from "./wrap.js";
 
 export type ChatInput =
   | { kind: "empty" }
@@ -109,13 +110,12 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** The /help text, one command per line. */
-export function helpLines(): string[] {
-  return [
-    ...CHAT_COMMANDS.map((c) => {
-      const usage = `/${c.name}${c.args ? ` ${c.args}` : ""}`;
-      return `${usage.padEnd(24)}${c.description}`;
-    }),
-    `${"Escape".padEnd(24)}stop the answer, a compaction or a branch summary`,
-    `${"Ctrl+D".padEnd(24)}quit when the editor is empty`,
+/** The commands and keys, a description each; with `width`, descriptions wrap under their column. */
+export function helpLines(width?: number): string[] {
+  const rows: [string, string][] = [
+    ...CHAT_COMMANDS.map((c): [string, string] => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.description]),
+    ["Escape", "stop the answer, a compaction or a branch summary"],
+    ["Ctrl+D", "quit when the editor is empty"],
   ];
+  return rows.flatMap(([usage, description]) => wrapHanging(usage.padEnd(24), description, width));
 }

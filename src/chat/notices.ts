@@ -7,6 +7,7 @@ import { CompactionError } from "../agent/compaction-run.js";
 import type { AgentSessionEvent, AutoCompactionReason, SessionCompactionResult } from "../agent/events.js";
 import type { ContextUsage } from "../agent/overflow.js";
 import { errorText } from "../util/error-text.js";
+import { isConnectionError } from "./connection-error.js";
 import { formatTokens } from "./footer.js";
 import type { BusyReason } from "./queue.js";
 import type { DisplayBlock } from "./transcript.js";
@@ -14,18 +15,32 @@ import type { DisplayBlock } from "./transcript.js";
 /**
  * The spinner's line: what runs, and that Escape stops it. Undefined when idle. `thinking` says
  * the model is in the middle of a thinking block, so the user knows the wait is not a hang.
+ * `elapsedSeconds` is how long it has run, shown from the first second on.
  */
 export function statusLine(
   autoCompaction: AutoCompactionReason | undefined,
   busy: BusyReason | undefined,
   thinking = false,
+  elapsedSeconds = 0,
 ): string | undefined {
+  const line = busyText(autoCompaction, busy, thinking);
+  if (line === undefined || elapsedSeconds < 1) return line;
+  return `${line} · ${formatElapsed(elapsedSeconds)}`;
+}
+
+function busyText(autoCompaction: AutoCompactionReason | undefined, busy: BusyReason | undefined, thinking: boolean): string | undefined {
   if (autoCompaction === "overflow") return "Context overflow detected, Auto-compacting… (esc to cancel)";
   if (autoCompaction === "threshold") return "Auto-compacting… (esc to cancel)";
   if (busy === "compacting") return "Compacting… (esc to cancel)";
   if (busy === "summarizing") return "Summarizing the branch… (esc to cancel)";
   if (busy === "answering") return thinking ? "Thinking… (esc to stop)" : "Working… (esc to stop)";
   return undefined;
+}
+
+/** "12s", "1m 15s" */
+export function formatElapsed(seconds: number): string {
+  const s = Math.floor(seconds);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
 }
 
 /** Why an automatic compaction starts, with the numbers behind a threshold. */
@@ -66,19 +81,29 @@ export function compactedBlock(result: SessionCompactionResult, instructions: st
 /** /compact did not store a compaction: cancelled (Escape or a hook), or failed. */
 export function compactionFailedBlock(error: unknown): DisplayBlock {
   if (error instanceof CompactionError && error.code === "cancelled") return { style: "warning", text: "Compaction cancelled." };
+  // nothing failed: the plan found nothing to summarize, and its message says why
+  if (error instanceof CompactionError && (error.code === "nothing-to-compact" || error.code === "already-compacted")) {
+    return { style: "notice", text: error.code === "already-compacted" ? "Already compacted: nothing was added since the last compaction." : error.message };
+  }
   return { style: "error", text: `Compaction failed: ${errorText(error)}` };
 }
 
-/** The one-line notices of retries, pruning, warnings and hook failures; undefined for other events. */
-export function noticeBlock(event: AgentSessionEvent): DisplayBlock | undefined {
+/**
+ * The one-line notices of retries, pruning, warnings and hook failures; undefined for other events.
+ * `describeError` words a model error (a connection error as the URL and its cause): a retry
+ * after a connection error only counts down, as the failed answer already said what happened.
+ */
+export function noticeBlock(event: AgentSessionEvent, describeError: (message: string) => string = (m) => m): DisplayBlock | undefined {
   switch (event.type) {
-    case "auto_retry_start":
-      return {
-        style: "warning",
-        text: `Retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt}/${event.maxAttempts}): ${event.errorMessage}`,
-      };
+    case "auto_retry_start": {
+      const left = event.maxAttempts - event.attempt + 1;
+      const what = isConnectionError(event.errorMessage) ? "" : `: ${describeError(event.errorMessage)}`;
+      return { style: "warning", text: `Retrying in ${(event.delayMs / 1000).toFixed(1)} s (${plural(left, "retry", "retries")} left)${what}` };
+    }
     case "auto_retry_end":
-      return event.success ? undefined : { style: "error", text: `Gave up retrying: ${event.finalError ?? "unknown error"}` };
+      if (event.success) return undefined;
+      if (isConnectionError(event.finalError ?? "")) return { style: "error", text: `Gave up after ${plural(event.attempt, "retry", "retries")}.` };
+      return { style: "error", text: `Gave up after ${plural(event.attempt, "retry", "retries")}: ${describeError(event.finalError ?? "unknown error")}` };
     case "compaction_retry":
       return {
         style: "notice",
@@ -97,3 +122,5 @@ export function noticeBlock(event: AgentSessionEvent): DisplayBlock | undefined 
       return undefined;
   }
 }
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

@@ -4,6 +4,9 @@
  */
 import type { SessionEntry } from "../format/entry-types.js";
 import { formatContextUsage, formatTokens } from "./footer.js";
+import { wrapHanging } from "./wrap.js";
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export interface SessionStats {
   entries: number;
@@ -74,15 +77,26 @@ export function sessionInfoLines(input: {
   entries: readonly SessionEntry[];
   usage: Parameters<typeof formatContextUsage>[0];
   model: string;
+  /** the columns to wrap to (a path breaks after a `/`, under its label); none: one line each */
+  width?: number;
 }): string[] {
   const s = sessionStats(input.entries);
   const cache = s.cacheRead || s.cacheWrite ? `, cache ${formatTokens(s.cacheRead)} read / ${formatTokens(s.cacheWrite)} written` : "";
-  return [
-    input.file === undefined && input.location !== undefined ? `location: ${input.location}` : `file:     ${input.file ?? "(not saved)"}`,
-    `entries:  ${s.entries} (${s.userMessages} user, ${s.assistantMessages} assistant, ${s.toolResults} tool results, ${s.compactions} compactions, ${s.branchSummaries} branch summaries, ${s.labels} label changes)`,
-    `model:    ${input.model}`,
-    `context:  ${formatContextUsage(input.usage)}`,
-    `tokens:   ${formatTokens(s.input)} in, ${formatTokens(s.output)} out${cache}`,
-    `cost:     ${formatCost(s.cost)}`,
+  const counts = [
+    `${s.userMessages} user`,
+    `${s.assistantMessages} assistant`,
+    plural(s.toolResults, "tool result"),
+    plural(s.compactions, "compaction"),
+    plural(s.branchSummaries, "branch summary", "branch summaries"),
+    plural(s.labels, "label change"),
   ];
+  const rows: [string, string][] = [
+    input.file === undefined && input.location !== undefined ? ["location: ", input.location] : ["file:     ", input.file ?? "(not saved)"],
+    ["entries:  ", `${s.entries} (${counts.join(", ")})`],
+    ["model:    ", input.model],
+    ["context:  ", formatContextUsage(input.usage)],
+    ["tokens:   ", `${formatTokens(s.input)} in, ${formatTokens(s.output)} out${cache}`],
+    ["cost:     ", formatCost(s.cost)],
+  ];
+  return rows.flatMap(([head, text]) => wrapHanging(head, text, input.width));
 }

@@ -31,11 +31,15 @@ export interface TranscriptViewOptions {
   messages: () => readonly AgentMessage[];
   /** the streamed answer entered or left a thinking block (the spinner says so) */
   onThinking: (thinking: boolean) => void;
+  /** words a failed answer's error (a connection error as the URL and why it could not be reached) */
+  describeError?: (message: string) => string;
 }
 
 export class TranscriptView {
   readonly container = new Container();
   private streaming: Streaming | undefined;
+  /** the error the last failed answer showed: the same error again (a retry) is not repeated */
+  private lastError: string | undefined;
 
   constructor(private readonly options: TranscriptViewOptions) {}
 
@@ -49,6 +53,7 @@ export class TranscriptView {
           this.container.addChild(this.streaming.thinking);
           this.container.addChild(this.streaming.component);
         } else if (message.role === "user" || message.role === "custom") {
+          this.lastError = undefined;
           this.add(messageBlocks(message));
         }
         return;
@@ -65,9 +70,9 @@ export class TranscriptView {
           if (!shown.thinking) this.container.removeChild(this.streaming.thinking);
           if (!shown.text) this.container.removeChild(this.streaming.component);
           this.streaming = undefined;
-          this.add(assistantTrailer(message));
+          this.add(this.withErrorOnce(message, assistantTrailer(message)));
         } else {
-          this.add(messageBlocks(message));
+          this.add(this.withErrorOnce(message, messageBlocks(message)));
         }
         return;
       }
@@ -77,6 +82,24 @@ export class TranscriptView {
         return;
       }
     }
+  }
+
+  /** A failed answer's error line, worded by describeError, and left out when the previous failure said the same. */
+  private withErrorOnce(message: AssistantMessage, blocks: DisplayBlock[]): DisplayBlock[] {
+    if (message.stopReason !== "error") {
+      this.lastError = undefined;
+      return blocks;
+    }
+    const raw = message.errorMessage ?? "the model call failed";
+    const text = `Error: ${this.options.describeError?.(raw) ?? raw}`;
+    const repeated = text === this.lastError;
+    this.lastError = text;
+    return blocks.flatMap((block) => (block.style !== "error" ? [block] : repeated ? [] : [{ ...block, text }]));
+  }
+
+  /** The columns a line of text has (the terminal's, less the padding of each side). */
+  textWidth(): number {
+    return Math.max(20, this.options.tui.terminal.columns - 2);
   }
 
   add(blocks: readonly DisplayBlock[]): void {

@@ -11,6 +11,8 @@ import { register as registerCheckout } from "./commands/checkout.js";
 import { register as registerCompact } from "./commands/compact.js";
 import { register as registerContext } from "./commands/context.js";
 import { register as registerCopy } from "./commands/copy.js";
+import { register as registerEval } from "./commands/eval.js";
+import { register as registerExport } from "./commands/export.js";
 import { register as registerInfo } from "./commands/info.js";
 import { register as registerLabel } from "./commands/label.js";
 import { register as registerLs } from "./commands/ls.js";
@@ -18,7 +20,8 @@ import { register as registerMigrate } from "./commands/migrate.js";
 import { register as registerPrune } from "./commands/prune.js";
 import { register as registerServe } from "./commands/serve.js";
 import { register as registerTree } from "./commands/tree.js";
-import { reportError } from "./output.js";
+import { register as registerView } from "./commands/view.js";
+import { printJsonError, reportError } from "./output.js";
 
 /** Exit code of a usage error (unknown command or option, missing argument). */
 const USAGE_ERROR = 2;
@@ -39,7 +42,12 @@ export function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .configureOutput({
       // commander's own errors, as one line in the same shape as every other failure
-      outputError: (text, write) => write(`bonsai: ${text.replace(/^error: /, "").trim()} (see bonsai --help)\n`),
+      // commander puts its suggestion on a line of its own: joined, so a usage error stays one line
+      outputError: (text, write) => {
+        const line = `${text.replace(/^error: /, "").trim().replace(/\s*\n\s*\(Did you mean/g, " (did you mean").replace(/\s*\n\s*/g, " ")} (see bonsai --help)`;
+        if (process.argv.includes("--json")) printJsonError(line, "USAGE");
+        write(`bonsai: ${line}\n`);
+      },
     })
     .exitOverride();
 
@@ -50,11 +58,14 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerCheckout(program);
   registerCompact(program);
+  registerEval(program);
   registerPrune(program);
   registerServe(program);
   registerChat(program);
   registerLs(program);
   registerCopy(program);
+  registerExport(program);
+  registerView(program);
   return program;
 }
 

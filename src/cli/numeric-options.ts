@@ -17,3 +17,10 @@ export function nonNegativeInteger(value: string): number {
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number of tokens (0 or more)");
   return n;
 }
+
+/** A count of at least 1 that is not tokens, such as how many rows to list. */
+export function positiveCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive whole number");
+  return n;
+}

@@ -6,6 +6,7 @@ import { OperationCancelledError } from "../ops/cancelled.js";
 import { SessionFileError } from "../storage/load.js";
 import { SessionLockedError } from "../storage/lock.js";
 import { CliError } from "../util/cli-error.js";
+import { connectionErrorText, FetchFailures, isConnectionError } from "../chat/connection-error.js";
 
 export { CliError } from "../util/cli-error.js";
 export { type Colors, colors, useColor } from "../util/colors.js";
@@ -67,8 +68,46 @@ export function describeError(error: unknown): string {
   return `unexpected failure: ${oneLine(String(error))}`;
 }
 
-export function reportError(error: unknown): void {
-  process.stderr.write(`bonsai: ${describeError(error)}\n`);
+/** Fetch failures of a command that talks to a model, so "Connection error." can say which URL and why. */
+let fetchFailures: FetchFailures | undefined;
+
+/** Starts watching this process's fetches (once): a command about to reach a model server calls it. */
+export function watchConnections(): void {
+  if (fetchFailures) return;
+  fetchFailures = new FetchFailures();
+  fetchFailures.install();
+}
+
+/** The failure's line; a connection error also names the URL that could not be reached and why. */
+function failureLine(error: unknown): string {
+  const line = describeError(error);
+  const last = fetchFailures?.last();
+  return last && isConnectionError(line) ? `${line} (${connectionErrorText(last.url, last.cause)})` : line;
+}
+
+/**
+ * What kind of failure, for `--json` callers: a SessionFileError's code (NOT_FOUND, BAD_HEADER…),
+ * LOCKED, an fs error's code (EACCES…), INVALID_INPUT for any other one-line error, INTERNAL for a bug.
+ */
+export function errorCode(error: unknown): string {
+  if (error instanceof SessionFileError) return error.code;
+  if (error instanceof SessionLockedError) return "LOCKED";
+  if (error instanceof CliError) return "INVALID_INPUT";
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
+  if (error instanceof Error && PROGRAMMING_ERRORS.has(error.name)) return "INTERNAL";
+  return "FAILED";
+}
+
+/** With --json, a failure is also JSON on stdout, so a caller that parses stdout gets an answer (docs/json.md). */
+export function printJsonError(message: string, code: string): void {
+  printJson({ error: message, code });
+}
+
+export function reportError(error: unknown, json = false): void {
+  const line = failureLine(error);
+  if (json) printJsonError(line, errorCode(error));
+  process.stderr.write(`bonsai: ${line}\n`);
   if (process.env.BONSAI_DEBUG === "1" && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);
   }
@@ -83,10 +122,16 @@ export function runAction<A extends unknown[]>(action: (...args: A) => void | Pr
     try {
       await action(...args);
     } catch (error) {
-      reportError(error);
+      reportError(error, wantsJson(args));
       process.exitCode = 1;
     }
   };
+}
+
+/** Whether the command was given --json: commander passes the options object before the command itself. */
+function wantsJson(args: readonly unknown[]): boolean {
+  const options = args.at(-2);
+  return typeof options === "object" && options !== null && (options as { json?: unknown }).json === true;
 }
 
 export function formatBytes(bytes: number): string {

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { positiveInteger } from "./numeric-options.js";
 import { type SummarizerChoice, selectSummarizer } from "../summarizer/select.js";
 import { type Summarizer, SummarizerConfigError } from "../summarizer/types.js";
-import { CliError, warn } from "./output.js";
+import { CliError, warn, watchConnections } from "./output.js";
 
 /** What commander parses from the options below; `redact` is false for --no-redact. */
 export type SummarizerOptionValues = Pick<
@@ -43,6 +43,7 @@ export async function summarizerFromOptions(
   options: SummarizerOptionValues,
   onNotice: (message: string) => void = warn,
 ): Promise<Summarizer> {
+  if (options.baseUrl || options.model || options.remote) watchConnections();
   try {
     return await selectSummarizer(summarizerChoiceFrom(options, onNotice));
   } catch (error) {

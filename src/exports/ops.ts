@@ -14,3 +14,14 @@ export { migrateSession, type MigrateResult } from "../ops/migrate.js";
 export { setLabel, type LabelResult } from "../ops/label.js";
 export { sessionInfo, type SessionInfo } from "../ops/info.js";
 export { sessionContextReport, type ContextReport, type ContextReportOptions } from "../ops/context.js";
+export {
+  evaluateSummaries,
+  type EvalReport,
+  type EvalSession,
+  type EvalSummarizer,
+  type EvaluateOptions,
+  type KnownFact,
+  type RoundScore,
+  type SessionEval,
+  type SummarizerEval,
+} from "../ops/eval.js";

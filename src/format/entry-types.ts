@@ -46,6 +46,8 @@ export interface ModelChangeEntry extends EntryBase {
   /** oh-my-pi spelling: "provider/modelId" */
   model?: string;
   role?: string;
+  /** written by `bonsai chat`: how it reached the model (never a key), so a resumed chat reaches it again */
+  chat?: { baseUrl?: string; contextWindow?: number };
 }
 
 export interface FileLists {

@@ -1,9 +1,8 @@
-import { randomBytes, randomFillSync, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomFillSync, randomUUID } from "node:crypto";
 
 /**
- * Random bytes drawn 4 KB at a time: a crypto call per id cost about 2 µs, a fifth of an append
- * and most of migrating a v1 file (which gives every entry an id); a slice of the pool costs
- * almost nothing.
+ * Random bytes drawn 4 KB at a time: a crypto call per id cost about 2 µs, a fifth of an append;
+ * a slice of the pool costs almost nothing. (A v1 file's entries get derived ids instead, below.)
  */
 const pool = Buffer.allocUnsafe(4096);
 let poolAt = pool.length;
@@ -30,6 +29,20 @@ export function generateEntryId(taken: { has(id: string): boolean }): string {
     if (!taken.has(id)) return id;
   }
   return randomUUID();
+}
+
+/**
+ * The id of an entry that a file does not store (v1 files have none): 8 hex characters of a hash
+ * of `material` (the session's header and the entry's content) and the entry's position, so every
+ * read of the same file gives the same ids and the ids one command prints work in the next one;
+ * migration writes these same ids. An id already given out is never reused: the hash is taken
+ * again with an attempt counter, which is as deterministic as the first try.
+ */
+export function derivedEntryId(material: string, position: number, taken: { has(id: string): boolean }): string {
+  for (let attempt = 0; ; attempt++) {
+    const id = createHash("sha256").update(`${position}:${attempt}\n`).update(material).digest("hex").slice(0, 8);
+    if (!taken.has(id)) return id;
+  }
 }
 
 /** Session ids are UUIDv7-like: time-ordered, so file names sort by creation. */

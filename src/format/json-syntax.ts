@@ -131,7 +131,26 @@ let stack = new Uint8Array(64);
 
 /** Whether `bytes[start, end)` is exactly one JSON value, with optional surrounding whitespace. */
 export function isWellFormedJson(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
-  return check(bytes, skipSpace(bytes, start, end), end, 0, false);
+  return check(bytes, skipSpace(bytes, start, end), end, 0, false) === end;
+}
+
+/**
+ * The byte ranges of the objects when `bytes[start, end)` is two or more complete JSON objects
+ * written back to back (optionally with spaces between): what two programs appending to one file
+ * at the same moment leave on a line. Undefined for one value, and for anything else that is not
+ * JSON. The loader reads each object as its own entry (storage/load.ts).
+ */
+export function splitGluedObjects(bytes: Uint8Array, start: number, end: number): [number, number][] | undefined {
+  const pieces: [number, number][] = [];
+  let i = skipSpace(bytes, start, end);
+  while (i < end) {
+    if (bytes[i] !== OPEN_OBJECT) return undefined;
+    const after = check(bytes, i, end, 0, false);
+    if (after < 0) return undefined;
+    pieces.push([i, after]);
+    i = skipSpace(bytes, after, end);
+  }
+  return pieces.length >= 2 ? pieces : undefined;
 }
 
 /**
@@ -142,7 +161,7 @@ export function isWellFormedJson(bytes: Uint8Array, start = 0, end = bytes.lengt
 export function finishesJsonObjects(bytes: Uint8Array, at: number, end: number, objects: number): boolean {
   reserve(objects);
   stack.fill(IN_OBJECT, 0, objects);
-  return check(bytes, at, end, objects, true);
+  return check(bytes, at, end, objects, true) === end;
 }
 
 function reserve(depth: number): void {
@@ -157,12 +176,13 @@ function reserve(depth: number): void {
 /**
  * The grammar from position i, with `depth` containers open (their kinds on the stack). Each turn
  * of the loop reads one value at i (opening a container counts as reading its start), then what
- * may follow it; `afterValue` starts in the second half.
+ * may follow it; `afterValue` starts in the second half. Returns the position right after the
+ * outermost value (spaces after it skipped only while containers are open), or -1.
  */
-function check(bytes: Uint8Array, i: number, end: number, depth: number, afterValue: boolean): boolean {
+function check(bytes: Uint8Array, i: number, end: number, depth: number, afterValue: boolean): number {
   for (;;) {
     if (!afterValue) {
-      if (i >= end) return false;
+      if (i >= end) return -1;
       const b = bytes[i];
       if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
         i = skipSpace(bytes, i + 1, end);
@@ -174,28 +194,31 @@ function check(bytes: Uint8Array, i: number, end: number, depth: number, afterVa
           stack[depth++] = b === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY;
           if (b === OPEN_OBJECT) {
             i = memberValueStart(bytes, i, end);
-            if (i < 0) return false;
+            if (i < 0) return -1;
           }
           continue;
         }
       } else {
         i = scalarEnd(bytes, i, end);
-        if (i < 0) return false;
+        if (i < 0) return -1;
       }
     }
     afterValue = false;
     // after a complete value: close containers, or move on to the next element
     for (;;) {
+      if (depth === 0) {
+        const after = skipSpace(bytes, i, end);
+        return after === end ? end : i;
+      }
       i = skipSpace(bytes, i, end);
-      if (depth === 0) return i === end;
-      if (i >= end) return false;
+      if (i >= end) return -1;
       const container = stack[depth - 1];
       const c = bytes[i];
       if (c === COMMA) {
         i = skipSpace(bytes, i + 1, end);
         if (container === IN_OBJECT) {
           i = memberValueStart(bytes, i, end);
-          if (i < 0) return false;
+          if (i < 0) return -1;
         }
         break;
       }
@@ -204,7 +227,7 @@ function check(bytes: Uint8Array, i: number, end: number, depth: number, afterVa
         i++;
         continue;
       }
-      return false;
+      return -1;
     }
   }
 }

@@ -1,9 +1,11 @@
 /**
  * Format migration v1 -> v2 -> v3, in place. v1 files are flat lists without ids; v2 renamed
- * nothing yet; v3 renamed the `hookMessage` role to `custom`. Unlike the reference, fresh ids are
- * collision-checked against each other and v1 `model_change` entries gain the oh-my-pi spelling.
+ * nothing yet; v3 renamed the `hookMessage` role to `custom`. Unlike the reference, the new ids are
+ * derived from the content and position of each entry (the same on every read, so ids printed by
+ * one command work in the next; ARCHITECTURE.md, storage decisions), collision-checked against
+ * each other, and v1 `model_change` entries gain the oh-my-pi spelling.
  */
-import { generateEntryId } from "./ids.js";
+import { derivedEntryId } from "./ids.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionHeader } from "./entry-types.js";
 
 type Mutable = Record<string, unknown>;
@@ -25,12 +27,13 @@ export function migrateSessionEntries(fileEntries: FileEntry[]): boolean {
 function migrateV1ToV2(entries: Mutable[]): void {
   const taken = new Set<string>();
   let previousId: string | null = null;
-  for (const entry of entries) {
+  const header = JSON.stringify(entries.find((e) => e.type === "session") ?? null);
+  for (const [position, entry] of entries.entries()) {
     if (entry.type === "session") {
       entry.version = 2;
       continue;
     }
-    const id = generateEntryId(taken);
+    const id = derivedEntryId(`${header}\n${JSON.stringify(entry)}`, position, taken);
     taken.add(id);
     entry.id = id;
     entry.parentId = previousId;

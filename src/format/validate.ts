@@ -4,6 +4,7 @@
  * phrase ("field `parentId` must be a string or null") or undefined when the value is usable.
  */
 import type { SessionEntry, SessionHeader } from "./entry-types.js";
+import { foreignSessionFormat, foreignSessionMessage } from "./foreign.js";
 
 type Json = Record<string, unknown>;
 
@@ -91,6 +92,8 @@ export function isKnownEntryType(type: string): boolean {
 
 export function validateHeader(value: unknown): string | undefined {
   if (!isObject(value)) return "the first line is not a JSON object";
+  const foreign = value.type === "session" ? undefined : foreignSessionFormat(value);
+  if (foreign) return foreignSessionMessage(foreign);
   if (value.type !== "session") return "the first line is not a session header (`type` must be \"session\")";
   if (!isString(value.id)) return "the session header has no string `id`";
   return optionalField(value, "version", isNumber, "a number");

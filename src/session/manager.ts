@@ -32,7 +32,7 @@ import {
 import { branchedSession } from "./branched.js";
 import { checkoutFields, leafFromFile } from "./leaf.js";
 import { SessionView } from "./view.js";
-import type { FileEntry, MessageEntry, SessionEntry, SessionHeader, SessionInfoEntry, ThinkingLevelChangeEntry } from "../format/entry-types.js";
+import type { FileEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry, ThinkingLevelChangeEntry } from "../format/entry-types.js";
 
 export class SessionManager extends SessionView {
   /** the leaf was moved without an append; the file still implies the old one */
@@ -91,9 +91,9 @@ export class SessionManager extends SessionView {
     return this.append<ThinkingLevelChangeEntry>({ type: "thinking_level_change", thinkingLevel });
   }
 
-  /** Written in both spellings: pi reads provider/modelId, oh-my-pi reads model. */
-  appendModelChange(provider: string, modelId: string, role?: string): string {
-    return this.append(modelChangeFields(provider, modelId, role));
+  /** Written in both spellings: pi reads provider/modelId, oh-my-pi reads model; `chat`: how bonsai chat reached it. */
+  appendModelChange(provider: string, modelId: string, role?: string, chat?: ModelChangeEntry["chat"]): string {
+    return this.append(modelChangeFields(provider, modelId, role, chat));
   }
 
   appendCompaction<T = unknown>(
@@ -251,7 +251,7 @@ export class SessionManager extends SessionView {
     // first: a body read here (where no stored lines were attached) and found invalid adds a
     // skipped line to the issues, and so a backup
     const lines = this.read(() => this.index.storedLines(this.header, this.header !== this.storedHeader));
-    this.store.rewrite(lines, this.issues.some((i) => i.skipped || i.kind === "invalid-utf8"));
+    this.store.rewrite(lines, this.issues.some((i) => i.skipped || i.kind === "invalid-utf8" || i.kind === "glued-objects"));
     this.index.rewritten(lines);
     this.storedHeader = this.header;
   }

@@ -29,9 +29,10 @@ export function stampEntry<E extends SessionEntry>(fields: NewEntry<E>, parentId
 }
 
 /** pi reads provider/modelId, oh-my-pi reads model. */
-export function modelChangeFields(provider: string, modelId: string, role?: string): NewEntry<ModelChangeEntry> {
+export function modelChangeFields(provider: string, modelId: string, role?: string, chat?: ModelChangeEntry["chat"]): NewEntry<ModelChangeEntry> {
   const entry: NewEntry<ModelChangeEntry> = { type: "model_change", provider, modelId, model: `${provider}/${modelId}` };
   if (role !== undefined) entry.role = role;
+  if (chat !== undefined && Object.keys(chat).length > 0) entry.chat = chat;
   return entry;
 }
 

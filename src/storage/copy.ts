@@ -9,6 +9,7 @@
  * back as it was if the session cannot be written.
  */
 import { type ArchiveSnapshot, archiveLocation, readArchiveAt, type TargetArchive, targetArchive } from "./archive.js";
+import { foreignSessionFormat, foreignSessionMessage } from "../format/foreign.js";
 import { sessionFileName } from "./file.js";
 import { formatLocation, LocationError, parseLocation, type StoreLocation } from "./location.js";
 import { openSessionAt, readLinesAt } from "./open.js";
@@ -55,6 +56,8 @@ function headerOf(lines: readonly string[], where: string): { id: string; timest
     header = undefined;
   }
   if (header?.type !== "session" || typeof header.id !== "string") {
+    const foreign = foreignSessionFormat(header);
+    if (foreign) throw new Error(`${where}: ${foreignSessionMessage(foreign)}; nothing copied`);
     throw new Error(`${where}: not a session: the first line is not a session header; nothing copied`);
   }
   return { id: header.id, timestamp: typeof header.timestamp === "string" ? header.timestamp : "" };

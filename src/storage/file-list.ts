@@ -1,18 +1,21 @@
 /** What `bonsai ls` shows for a directory of session files, read without parsing whole sessions. */
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { titleFromContent } from "./lines.js";
 import { SessionFileError } from "./load.js";
 import { forEachFileLine } from "./read-lines.js";
 import type { SessionSummary } from "./types.js";
 import { errorText } from "../util/error-text.js";
+import { foreignSessionFormat, foreignSessionMessage } from "../format/foreign.js";
 
 const SESSION_INFO = Buffer.from('"session_info"');
-
+const USER_ROLE = Buffer.from('"role":"user"');
 /** What `ls` shows for one file, read in one pass that parses only the header and session_info lines. */
 export function summarizeFile(path: string): SessionSummary | undefined {
   const file = resolve(path);
   let header: Record<string, unknown> | undefined;
   let infoTitle: string | null | undefined;
+  let firstUser: string | undefined;
   let entries = 0;
   let notSession = false;
   const { size } = forEachFileLine(file, (line) => {
@@ -28,6 +31,15 @@ export function summarizeFile(path: string): SessionSummary | undefined {
       return;
     }
     entries++;
+    // a session without a name is titled by its first user message, which costs one parse
+    if (firstUser === undefined && line.bytes.indexOf(USER_ROLE) !== -1) {
+      try {
+        const value = JSON.parse(line.bytes.toString("utf8"));
+        if (value?.type === "message" && value.message?.role === "user") firstUser = titleFromContent(value.message.content);
+      } catch {
+        // a malformed line is the reader's to report
+      }
+    }
     if (line.bytes.indexOf(SESSION_INFO) === -1) return;
     try {
       const value = JSON.parse(line.bytes.toString("utf8"));
@@ -39,15 +51,31 @@ export function summarizeFile(path: string): SessionSummary | undefined {
   if (!header || notSession) return undefined;
   const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
   return {
-    id: file,
+    // the session's own id, as a database store lists it; the file is the location
+    id: header.id as string,
     location: file,
-    title: infoTitle !== undefined ? infoTitle : str(header.title),
+    title: (infoTitle !== undefined ? infoTitle : str(header.title)) ?? firstUser ?? null,
     cwd: str(header.cwd),
     created: str(header.timestamp),
     updated: statSync(file).mtime.toISOString(),
     bytes: size,
     entryCount: entries,
   };
+}
+
+/** Why a file is no session: another agent's session (named), or just not one. */
+function notSessionReason(file: string): string {
+  let first: unknown;
+  forEachFileLine(file, (line) => {
+    if (first !== undefined || line.bytes.length === 0) return;
+    try {
+      first = JSON.parse(line.bytes.toString("utf8"));
+    } catch {
+      first = null;
+    }
+  });
+  const foreign = foreignSessionFormat(first);
+  return foreign ? foreignSessionMessage(foreign) : "not a session file";
 }
 
 /**
@@ -61,7 +89,7 @@ export function listFileSessions(dir: string, onWarning: (message: string) => vo
   if (!stat) throw new SessionFileError("NOT_FOUND", root, "no such directory");
   if (!stat.isDirectory()) {
     const one = summarizeFile(root);
-    if (!one) throw new SessionFileError("BAD_HEADER", root, "not a session file", 1);
+    if (!one) throw new SessionFileError("BAD_HEADER", root, notSessionReason(root), 1);
     return [one];
   }
   const found: SessionSummary[] = [];

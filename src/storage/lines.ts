@@ -16,6 +16,8 @@ export interface LinesDigest {
   header?: { cwd: string | null; created: string | null; title: string | null };
   /** set when the lines hold a session_info entry: the newest one's name (null: cleared) */
   sessionInfoTitle?: string | null;
+  /** the first user message among the lines, as a title: what an unnamed session is listed by (as pi lists it) */
+  firstUserTitle?: string;
   /** UTF-8 bytes of the lines and their newlines */
   bytes: number;
   lines: number;
@@ -50,6 +52,10 @@ export function digestLines(lines: readonly string[], first: boolean): LinesDige
       }
       continue;
     }
+    if (digest.firstUserTitle === undefined && line.includes('"role":"user"')) {
+      const entry = parseObject(line) as { type?: unknown; message?: { role?: unknown; content?: unknown } } | undefined;
+      if (entry?.type === "message" && entry.message?.role === "user") digest.firstUserTitle = titleFromContent(entry.message.content);
+    }
     if (!line.includes('"session_info"')) continue;
     const entry = parseObject(line);
     if (entry?.type === "session_info") digest.sessionInfoTitle = (str(entry.name) ?? "").trim() || null;
@@ -57,11 +63,31 @@ export function digestLines(lines: readonly string[], first: boolean): LinesDige
   return digest;
 }
 
-/** The title `ls` shows after `digest` is applied to a session whose title was `before`. */
+/** How much of the first user message titles an unnamed session. */
+const TITLE_CHARS = 80;
+
+/** A user message's text (a string or text blocks) as a title: one line, clipped; undefined when it has none. */
+export function titleFromContent(content: unknown): string | undefined {
+  const text =
+    typeof content === "string"
+      ? content
+      : Array.isArray(content)
+        ? content.map((b) => (b && typeof b === "object" && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : "")).join(" ")
+        : "";
+  // control characters (a NUL that a JSON escape gave) can be in no database's text column
+  const line = text.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim();
+  if (!line) return undefined;
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
+/**
+ * The title `ls` shows after `digest` is applied to a session whose title was `before`: the
+ * newest name (session_info, then the header's title), else the first user message.
+ */
 export function titleAfter(before: string | null, digest: LinesDigest): string | null {
-  if (digest.sessionInfoTitle !== undefined) return digest.sessionInfoTitle;
-  if (digest.header) return digest.header.title;
-  return before;
+  if (digest.sessionInfoTitle !== undefined) return digest.sessionInfoTitle ?? digest.firstUserTitle ?? null;
+  if (digest.header) return digest.header.title ?? digest.firstUserTitle ?? null;
+  return before ?? digest.firstUserTitle ?? null;
 }
 
 /** The per-session columns a database keeps for `ls`. */

@@ -6,7 +6,7 @@
 import { closeSync, openSync, statSync } from "node:fs";
 import { BodyReader, readMessagePrefix } from "./bodies.js";
 import type { LineSource } from "./line-source.js";
-import { finishesJsonObjects } from "../format/json-syntax.js";
+import { finishesJsonObjects, splitGluedObjects } from "../format/json-syntax.js";
 import { decodeRange, forEachBufferLine, isUtf8Range, type RawLine } from "../format/lines.js";
 import { forEachDescriptorLine } from "./read-lines.js";
 import { isKnownEntryType, validateEntry, validateHeader } from "../format/validate.js";
@@ -20,7 +20,8 @@ export type LoadIssueKind =
   | "invalid-entry"
   | "duplicate-header"
   | "duplicate-id"
-  | "unknown-type";
+  | "unknown-type"
+  | "glued-objects";
 
 export interface LoadIssue {
   kind: LoadIssueKind;
@@ -146,6 +147,8 @@ class SessionReader {
         };
       } else if (!this.header) {
         this.headerProblem = { line: line.lineNo, reason: `not a session file: the first line is not JSON (${jsonReason(error)})` };
+      } else if (line.terminated && this.readGluedObjects(line)) {
+        return;
       } else if (!line.terminated) {
         this.issue("torn-tail", line.lineNo, `last line is incomplete (${line.end - line.start} bytes, likely a torn write); skipped, the next append starts on a new line`);
       } else {
@@ -199,6 +202,23 @@ class SessionReader {
       this.issue("unknown-type", line.lineNo, `unknown entry type "${entry.type}"; kept, ignored in context`, false);
     }
   };
+
+  /**
+   * A line of two or more complete objects written back to back (two programs appending at once):
+   * each is read as its own entry, in order, at its own byte range, so a rewrite copies each to a
+   * line of its own; reported, not skipped. False when the line is not such a run.
+   */
+  private readGluedObjects(line: RawLine): boolean {
+    const pieces = splitGluedObjects(line.buffer, line.start, line.end);
+    if (!pieces) return false;
+    this.issue("glued-objects", line.lineNo, `${pieces.length} JSON objects on one line (two writes at once?); each read as its own entry, a rewrite puts them on separate lines`, false);
+    const { buffer, lineNo, knownUtf8 } = line;
+    for (const [start, end] of pieces) {
+      const offset = line.offset + (start - line.start);
+      this.onLine({ lineNo, offset, buffer, start, end, knownUtf8, terminated: true, bytes: buffer.subarray(start, end) });
+    }
+    return true;
+  }
 
   private duplicate(id: string, lineNo: number): void {
     this.issue("duplicate-id", lineNo, `duplicate entry id ${id}; the later line is skipped`);

@@ -64,3 +64,12 @@ test("help lists every command with its arguments, and the keys", () => {
   assert.ok(lines.some((l) => l.startsWith("/compact [instructions]")));
   assert.ok(lines.some((l) => l.startsWith("Escape")));
 });
+
+test("help wraps long descriptions under the description column, not at column 1 (issue 19, item 10)", () => {
+  const lines = helpLines(60);
+  for (const line of lines) assert.ok(line.length <= 60, `${line.length}: ${line}`);
+  const continued = lines.filter((l) => !l.startsWith("/") && !/^(Escape|Ctrl\+D)/.test(l));
+  assert.ok(continued.length > 0, "some description is longer than 36 columns");
+  for (const line of continued) assert.match(line, /^ {24}\S/);
+  assert.ok(lines.some((l) => l.startsWith("/fork")));
+});

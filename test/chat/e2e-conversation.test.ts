@@ -58,7 +58,7 @@ test("a conversation with a tool call, Escape during an answer, /quit and --cont
     await chat.waitFor("unknown command /compcat: did you mean /compact?");
     chat.submit("/session");
     const info = await chat.waitFor(/cost:\s+\$0/);
-    assert.match(info, /entries:\s+\d+ \(2 user, 3 assistant, 1 tool results/);
+    assert.match(info, /entries:\s+\d+ \(2 user, 3 assistant, 1 tool result,/);
 
     chat.submit("/quit");
     const exit = await chat.waitFor("[exited 0]");

@@ -20,7 +20,7 @@ test("/tree moves back without a summary, the next message forks, /label and /fo
     chat.submit("second question");
     await chat.waitFor("Answer: second question");
     chat.submit("/label milestone");
-    await chat.waitFor(/Labelled \w+ "milestone"/);
+    await chat.waitFor(/Labeled \w+ "milestone"/);
 
     chat.submit("/tree");
     const tree = await chat.waitFor("Conversation tree");

@@ -84,8 +84,20 @@ test("/session counts entries of every branch and sums tokens and cost", () => {
   const inDatabase = sessionInfoLines({ file: undefined, location: "sqlite:/d/chats.db#s1", entries: [], usage: undefined, model: "m/x" });
   assert.equal(inDatabase[0], "location: sqlite:/d/chats.db#s1");
   assert.equal(sessionInfoLines({ file: undefined, entries: [], usage: undefined, model: "m/x" })[0], "file:     (not saved)");
-  assert.equal(lines[1], "entries:  6 (1 user, 2 assistant, 0 tool results, 1 compactions, 1 branch summaries, 1 label changes)");
+  assert.equal(lines[1], "entries:  6 (1 user, 2 assistant, 0 tool results, 1 compaction, 1 branch summary, 1 label change)");
   assert.equal(lines[4], "tokens:   1.5k in, 300 out, cache 300 read / 0 written");
   assert.equal(lines[5], "cost:     $0.0061");
   assert.deepEqual([formatCost(0), formatCost(0.5), formatCost(12.345)], ["$0", "$0.50", "$12.35"]);
+});
+
+test("/session wraps to the terminal: a long path breaks after a /, never inside a name, under its label (issue 19, item 10)", () => {
+  const file = "/home/someone/.bonsai/sessions/--home-someone-projects-shop--/2026-01-01T00-00-00-000Z_0194a22b-0f6d-7a1e-8b2c-3d4e5f60718a.jsonl";
+  const lines = sessionInfoLines({ file, entries: [], usage: undefined, model: "m/x", width: 60 });
+  const fileLines = lines.slice(0, lines.findIndex((l) => l.startsWith("entries:")));
+  assert.ok(fileLines.length > 1);
+  for (const line of lines) assert.ok(line.length <= 60, `${line.length}: ${line}`);
+  assert.ok(fileLines.slice(1).every((l) => l.startsWith("          ") && !l.startsWith("           ")), fileLines.join("\n"));
+  assert.ok(fileLines.slice(0, -1).every((l) => /[/_.-]$/.test(l)), fileLines.join("\n"));
+  assert.ok(fileLines[0].endsWith("/"), "a directory boundary first");
+  assert.equal(fileLines.map((l, i) => (i === 0 ? l.slice(10) : l.trim())).join(""), file);
 });

@@ -42,12 +42,22 @@ test("how an automatic compaction ended", () => {
 test("retries, pruning, warnings and hook failures are one line; other events none", () => {
   assert.equal(
     noticeBlock({ type: "auto_retry_start", attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: "503" })?.text,
-    "Retrying in 2.0 s (attempt 1/3): 503",
+    "Retrying in 2.0 s (3 retries left): 503",
+  );
+  // issue 19, item 5: a connection error was shown once with its URL and cause; the retries only count down
+  const describe = (message: string) => (message === "Connection error." ? "cannot reach http://h:9/v1: connection refused (ECONNREFUSED)" : message);
+  const retry = (attempt: number) =>
+    noticeBlock({ type: "auto_retry_start", attempt, maxAttempts: 3, delayMs: 2000 * attempt, errorMessage: "Connection error." }, describe)?.text;
+  assert.equal(retry(1), "Retrying in 2.0 s (3 retries left)");
+  assert.equal(retry(3), "Retrying in 6.0 s (1 retry left)");
+  assert.equal(
+    noticeBlock({ type: "auto_retry_end", success: false, attempt: 3, finalError: "Connection error." }, describe)?.text,
+    "Gave up after 3 retries.",
   );
   assert.equal(noticeBlock({ type: "auto_retry_end", success: true, attempt: 1 }), undefined);
   assert.deepEqual(noticeBlock({ type: "auto_retry_end", success: false, attempt: 3, finalError: "Retry cancelled" }), {
     style: "error",
-    text: "Gave up retrying: Retry cancelled",
+    text: "Gave up after 3 retries: Retry cancelled",
   });
   assert.equal(
     noticeBlock({ type: "compaction_retry", summarizer: "a/b", attempt: 1, errorMessage: "429", action: "next-candidate" })?.text,
@@ -57,4 +67,26 @@ test("retries, pruning, warnings and hook failures are one line; other events no
   assert.equal(noticeBlock({ type: "warning", message: "careful" })?.style, "warning");
   assert.equal(noticeBlock({ type: "hook_error", event: "session_compact", index: 0, error: "x" })?.text, "Hook session_compact #0 failed: x");
   assert.equal(noticeBlock({ type: "agent_start" }), undefined);
+});
+
+test("/compact with nothing to compact says what is the case, never that it failed (issue 19, item 4)", async () => {
+  const { CompactionError } = await import("../../src/agent/compaction-run.js");
+  const { compactionFailedBlock } = await import("../../src/chat/notices.js");
+  const nothing = compactionFailedBlock(new CompactionError("nothing-to-compact", "Nothing to compact yet: the whole conversation fits in the 20000 tokens kept verbatim"));
+  assert.equal(nothing.style, "notice");
+  assert.doesNotMatch(nothing.text, /fail/i);
+  assert.match(nothing.text, /fits in the 20000 tokens kept verbatim/);
+  const already = compactionFailedBlock(new CompactionError("already-compacted", "Already compacted"));
+  assert.equal(already.style, "notice");
+  assert.doesNotMatch(already.text, /fail/i);
+  const failed = compactionFailedBlock(new CompactionError("failed", "server down"));
+  assert.match(failed.text, /^Compaction failed: server down/);
+});
+
+test("long work shows its elapsed seconds from the first second on (issue 19, item 9)", () => {
+  assert.equal(statusLine(undefined, "compacting", false, 0), "Compacting… (esc to cancel)");
+  assert.equal(statusLine(undefined, "compacting", false, 3), "Compacting… (esc to cancel) · 3s");
+  assert.equal(statusLine("threshold", "answering", false, 75), "Auto-compacting… (esc to cancel) · 1m 15s");
+  assert.equal(statusLine(undefined, "answering", true, 12), "Thinking… (esc to stop) · 12s");
+  assert.equal(statusLine(undefined, undefined, false, 5), undefined);
 });

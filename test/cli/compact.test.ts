@@ -127,6 +127,10 @@ describe("bonsai compact", () => {
     assert.equal(report.compacted, false);
     assert.equal(report.reason, "nothing-to-compact");
     assert.deepEqual(readFileSync(file), bytes);
+    const human = await runBonsai(["compact", file]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^Nothing to compact yet: the whole conversation \(\d+ tokens\) fits in the 20,000 tokens kept verbatim/);
+    assert.doesNotMatch(human.stdout + human.stderr, /fail/i);
   });
 
   it("bad input fails in one line", async () => {

@@ -89,12 +89,13 @@ describe("bonsai info / tree / context on a conformance case", () => {
     const tree = JSON.parse(json.stdout);
     assert.equal(tree.leafId, golden.leafId);
     assert.deepEqual(
-      tree.nodes.map(({ type: _type, ...rest }: { type: string }) => rest),
+      // role, timestamp and preview are bonsai's additions (docs/json.md); the rest is the reference tree
+      tree.nodes.map(({ type: _type, role: _role, timestamp: _timestamp, preview: _preview, ...rest }: Record<string, unknown>) => rest),
       golden.tree,
     );
 
     assert.equal(human.code, 0, human.stderr);
-    const lines = human.stdout.trimEnd().split("\n");
+    const lines = human.stdout.trimEnd().split("\n").filter((l) => !l.startsWith("legend: "));
     const types = new Map<string, string>(tree.nodes.map((n: { id: string; type: string }) => [n.id, n.type]));
     assert.equal(lines.length, tree.nodes.length, "one line per entry (no bonsai.checkout markers in this file)");
     const leafLines = lines.filter((l) => l.includes("← leaf"));
@@ -164,11 +165,11 @@ describe("bonsai tree hides bonsai.checkout markers", () => {
     session.close();
     const file = session.getSessionFile()!;
     const [human, all, json] = await Promise.all([bonsai("tree", file), bonsai("tree", file, "--all"), bonsai("tree", file, "--json")]);
-    const lines = human.stdout.trimEnd().split("\n");
+    const lines = human.stdout.trimEnd().split("\n").filter((l) => !l.startsWith("legend: "));
     assert.equal(lines.length, 2);
     assert.match(lines[0], new RegExp(`^${first} user first question ← leaf$`));
     assert.doesNotMatch(human.stdout, /bonsai\.checkout/);
-    assert.equal(all.stdout.trimEnd().split("\n").length, 3);
+    assert.equal(all.stdout.trimEnd().split("\n").filter((l) => !l.startsWith("legend: ")).length, 3);
     assert.match(all.stdout, /custom bonsai\.checkout/);
     const tree = JSON.parse(json.stdout);
     assert.equal(tree.leafId, first);
@@ -273,7 +274,9 @@ describe("bad input fails in one line and never modifies the file", () => {
     assertOneLineError(noFile, /missing\.jsonl: no such file/);
     assertOneLineError(dir, /a-directory: is a directory/);
     assertOneLineError(bin, /random\.jsonl:1: not a session file/);
-    assertOneLineError(bad, /garbage\.jsonl:1: not a session file: the first line is not JSON/);
+    // with --json the failure is also JSON on stdout (docs/json.md); stderr keeps its one line
+    assertOneLineError({ ...bad, stdout: "" }, /garbage\.jsonl:1: not a session file: the first line is not JSON/);
+    assert.equal(JSON.parse(bad.stdout).code, "BAD_HEADER");
     assertOneLineError(migrateBin, /random\.jsonl:1: not a session file/);
     assertOneLineError(labelMissing, /missing\.jsonl: no such file/);
     assertOneLineError(labelGarbage, /garbage\.jsonl:1:/);

@@ -72,7 +72,7 @@ describe("bonsai over database stores", () => {
     );
     const human = await bonsai("ls", pgUrl);
     assert.equal(human.code, 0, human.stderr);
-    assert.match(human.stdout, new RegExp(`${sample.golden.entryCount}\\s+\\d+\\.\\d KB\\s+.*#copied\\n1 sessions`));
+    assert.match(human.stdout, new RegExp(`${sample.golden.entryCount}\\s+\\d+\\.\\d KB\\s+.*#copied\\n1 session,`));
     const files = (await json("ls", back)) as unknown as { location: string }[];
     assert.deepEqual(
       files.map((s) => s.location),

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { generateEntryId, generateSessionId } from "../../src/format/ids.js";
+import { derivedEntryId, generateEntryId, generateSessionId } from "../../src/format/ids.js";
 
 describe("generateEntryId", () => {
   it("gives distinct 8-character hex ids across many pool refills", () => {
@@ -34,5 +34,24 @@ describe("generateSessionId", () => {
     const later = generateSessionId(1_700_000_000_001);
     assert.ok(earlier < later);
     assert.match(earlier, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe("derivedEntryId (issue 19, ids of id-less files)", () => {
+  it("is the same for the same material and position, and differs when either changes", () => {
+    const none = new Set<string>();
+    const id = derivedEntryId("header\nline", 3, none);
+    assert.match(id, /^[0-9a-f]{8}$/);
+    assert.equal(derivedEntryId("header\nline", 3, none), id);
+    assert.notEqual(derivedEntryId("header\nline", 4, none), id);
+    assert.notEqual(derivedEntryId("header\nother", 3, none), id);
+  });
+
+  it("derives again, deterministically, when the id is taken: a collision is detected, never kept", () => {
+    const first = derivedEntryId("m", 1, new Set());
+    const again = derivedEntryId("m", 1, new Set([first]));
+    assert.notEqual(again, first);
+    assert.match(again, /^[0-9a-f]{8}$/);
+    assert.equal(derivedEntryId("m", 1, new Set([first])), again);
   });
 });

@@ -4,10 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
-import { after, describe, it, mock } from "node:test";
-import { resetEntryIdPool } from "../../src/format/ids.js";
+import { after, describe, it } from "node:test";
 import { parseSessionEntries } from "../../src/storage/load.js";
 import { SessionManager } from "../../src/session/manager.js";
 import { migrateSessionEntries, sessionVersion } from "../../src/format/migrate.js";
@@ -107,27 +105,20 @@ describe("migrateSessionEntries", () => {
     assert.equal("firstKeptEntryIndex" in all[5], false);
   });
 
-  it("re-draws ids that collide with ids it already gave out", () => {
-    // Force the random source to repeat itself: only a collision check keeps the ids unique.
-    const crypto = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
-    const draws = ["aaaaaaaa", "aaaaaaaa", "aaaaaaaa", "bbbbbbbb", "aaaaaaaa", "bbbbbbbb", "cccccccc"];
-    const pattern = Buffer.from(draws.join(""), "hex");
-    mock.method(crypto, "randomFillSync", (buffer: Buffer) => {
-      for (let i = 0; i < buffer.length; i++) buffer[i] = pattern[i % pattern.length];
-      return buffer;
-    });
-    syncBuiltinESMExports();
-    resetEntryIdPool();
-    try {
-      const entries = [...v1Entries(), v1Message(userMsg("third"), 3)] as unknown as FileEntry[];
+  it("gives the same ids on every migration of the same entries (issue 19), distinct even for identical lines", () => {
+    const twice = () => {
+      const entries = [...v1Entries(), v1Message(userMsg("hello"), 1), v1Message(userMsg("hello"), 1)] as unknown as FileEntry[];
       migrateSessionEntries(entries);
-      const ids = loose(entries).slice(1).map((e) => e.id);
-      assert.deepEqual(ids, ["aaaaaaaa", "bbbbbbbb", "cccccccc"]);
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-      resetEntryIdPool();
-    }
+      return loose(entries).slice(1).map((e) => e.id as string);
+    };
+    const ids = twice();
+    assert.deepEqual(twice(), ids);
+    assert.equal(new Set(ids).size, ids.length);
+    for (const id of ids) assert.match(id, /^[0-9a-f]{8}$/);
+    // another session's header gives other ids to the same lines
+    const other = [{ ...v1Header, id: "sess-2" }, ...v1Entries().slice(1)] as unknown as FileEntry[];
+    migrateSessionEntries(other);
+    assert.notEqual(loose(other)[1].id, ids[0]);
   });
 
   it("does nothing to a v3 list", () => {

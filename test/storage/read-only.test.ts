@@ -88,7 +88,7 @@ describe("read-only commands change nothing", () => {
       const run = bonsaiAsUser(["ls", root, "--json"]);
       assert.equal(run.status, 0, run.stderr);
       assert.deepEqual(
-        (JSON.parse(run.stdout) as { id: string }[]).map((s) => s.id.split("/").pop()),
+        (JSON.parse(run.stdout) as { location: string }[]).map((s) => s.location.split("/").pop()),
         ["a.jsonl"],
       );
       assert.match(run.stderr, /closed: cannot read this folder \(EACCES\); its sessions are not listed/);

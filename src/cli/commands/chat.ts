@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { positiveInteger } from "../numeric-options.js";
 import type { ChatModelOptions } from "../../chat/model.js";
-import { CliError, runAction } from "../output.js";
+import { runAction } from "../output.js";
 
 interface ChatOptions extends ChatModelOptions {
   session?: string;
@@ -42,32 +42,17 @@ export function register(program: Command): void {
     .option("--allow-bash", "give the model a bash tool: sandboxed by bubblewrap when installed, otherwise it runs with your rights (see README, Chat)")
     .action(
       runAction(async (options: ChatOptions) => {
-        const { resolveChatModel } = await import("../../chat/model.js");
-        const { model, apiKey } = await resolveChatModel(options);
-        if (!process.stdin.isTTY || !process.stdout.isTTY) {
-          throw new CliError("bonsai chat needs an interactive terminal: run it in a terminal, not through a pipe");
-        }
         const cwd = process.cwd();
         const notices: string[] = [];
-        const [{ loadSettings, SettingsError }, { openChatSession }, { createChatTools, describeTools }, { AgentSession }] = await Promise.all([
-          import("../../config/settings.js"),
-          import("../../chat/session-files.js"),
+        const [{ loadCommandSettings }, { openChat }, { createChatTools, describeTools }, { AgentSession }] = await Promise.all([
+          import("../command-settings.js"),
+          import("../chat-open.js"),
           import("../../chat/tools.js"),
           import("../../agent/agent-session.js"),
         ]);
-        let settings: ReturnType<typeof loadSettings>;
-        try {
-          settings = loadSettings({ cwd, onWarning: (message) => notices.push(message) });
-        } catch (error) {
-          if (error instanceof SettingsError) throw new CliError(error.message);
-          throw error;
-        }
-        const { session: manager, resumed } = await openChatSession({
-          cwd,
-          session: options.session,
-          continue: options.continue,
-          onWarning: (message) => notices.push(message),
-        });
+        // the same settings files every command reads (cli/command-settings.ts)
+        const settings = loadCommandSettings({ cwd, onWarning: (message) => notices.push(message) });
+        const { manager, resumed, model, apiKey, chatStart } = await openChat(options, cwd, (message) => notices.push(message));
         let failure: { error: unknown } | undefined;
         try {
           const toolOptions = { allowBash: options.allowBash };
@@ -79,8 +64,10 @@ export function register(program: Command): void {
             settings,
             getApiKey: () => apiKey,
           });
-          const { ChatApp } = await import("../../chat/app.js");
-          const app = new ChatApp({ session, resumed, notices });
+          const [{ ChatApp }, { FetchFailures }] = await Promise.all([import("../../chat/app.js"), import("../../chat/connection-error.js")]);
+          const fetchFailures = new FetchFailures();
+          fetchFailures.install();
+          const app = new ChatApp({ session, resumed, notices, chatStart, fetchFailures });
           app.start();
           // A closed terminal or a kill still leaves the session closed properly (lock released,
           // queued PostgreSQL writes committed: close() below is awaited before the exit).

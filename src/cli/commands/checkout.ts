@@ -8,24 +8,27 @@ import type { Command } from "commander";
 import { clip } from "../../messages/preview.js";
 import { type CheckoutPreview, type CheckoutResult, checkoutSession } from "../../ops/checkout.js";
 import { errorText } from "../../util/error-text.js";
-import { type Colors, colors, formatCount, indent, print, printJson, progress, runAction, runInterruptible, warn } from "../output.js";
+import { type Colors, colors, formatCount, indent, print, printJson, runAction, runInterruptible, warn } from "../output.js";
+import { startSpinner } from "../spinner.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
+import { loadCommandSettings, summarizerOptionsWithSettings } from "../command-settings.js";
 
 const leafName = (id: string | null) => id ?? "(before the first entry)";
 
-export function formatCheckout(result: CheckoutResult, c: Colors): string {
+export function formatCheckout(result: CheckoutResult, c: Colors, quiet = false): string {
   if (!result.changed) return `${result.targetId} already is the leaf; nothing changed`;
   const lines = [`leaf: ${c.green(leafName(result.newLeafId))} ${c.dim(`(was ${leafName(result.oldLeafId)})`)}`];
   if (result.editorText !== null) {
     lines.push("", c.bold(`message to edit and send again (${result.targetId}):`), indent(result.editorText));
   }
-  if (result.summary) {
+  if (result.summary && quiet) lines.push(c.dim(`branch summary ${result.summary.id} (${result.summary.summarizer}), ${result.summary.text.split("\n").length} lines`));
+  else if (result.summary) {
     lines.push("", c.bold(`branch summary ${result.summary.id} (${result.summary.summarizer}):`), indent(result.summary.text));
   }
   return lines.join("\n");
 }
 
-export function formatPreview(preview: CheckoutPreview, c: Colors): string {
+export function formatPreview(preview: CheckoutPreview, c: Colors, quiet = false): string {
   const lines = [
     `target: ${preview.targetId}; the leaf would move from ${leafName(preview.oldLeafId)} to ${leafName(preview.newLeafId)}`,
     `common ancestor: ${preview.commonAncestorId ?? "(none: the branches share no entry)"}`,
@@ -39,7 +42,8 @@ export function formatPreview(preview: CheckoutPreview, c: Colors): string {
     `${preview.entries.length} entries left behind; ${preview.messageCount} messages, ` +
       `${formatCount(preview.totalTokens)} tokens would be summarized (budget ${formatCount(preview.budget)})`,
   );
-  for (const row of preview.entries) {
+  if (!quiet) lines.push(c.dim("+ goes to the summarizer, - is left out (tool output, metadata, or past the budget)"));
+  for (const row of quiet ? [] : preview.entries) {
     const mark = row.summarized ? c.green("+") : c.dim("-");
     const tokens = row.tokens > 0 ? c.dim(` ${formatCount(row.tokens)} tok`) : "";
     lines.push(`  ${mark} ${row.id} ${row.kind}${tokens} ${c.dim(clip(row.preview, 60))}`);
@@ -55,6 +59,7 @@ interface CommandOptions extends SummarizerOptionValues {
   replaceInstructions?: boolean;
   dryRun?: boolean;
   json?: boolean;
+  quiet?: boolean;
 }
 
 /**
@@ -82,6 +87,7 @@ export function register(program: Command): void {
     .option("--instructions <text>", "extra focus for the summary (added to the branch prompt)")
     .option("--replace-instructions", "use --instructions as the whole prompt instead of adding it")
     .option("--dry-run", "show what would be summarized (common ancestor, entries, tokens, files); write nothing")
+    .option("-q, --quiet", "leave the entry list (--dry-run) or the summary text out of the output")
     .option("--json", "print stable JSON");
   addSummarizerOptions(command).action(
     runAction(async (path: string, id: string, options: CommandOptions) => {
@@ -92,22 +98,31 @@ export function register(program: Command): void {
       if (options.dryRun) {
         const preview = await checkoutSession(path, id, { dryRun: true, contextWindow: await previewWindow(options), onWarning: warn });
         if (options.json) printJson(preview);
-        else print(formatPreview(preview, c));
+        else print(formatPreview(preview, c, options.quiet));
         return;
       }
 
       await runInterruptible(async (signal) => {
-        const result = await checkoutSession(path, id, {
+        let stopSpinner: (ok: boolean) => void = () => {};
+        try {
+          const result = await checkoutSession(path, id, {
           summarize: options.summarize,
           instructions: options.instructions,
           replaceInstructions: options.replaceInstructions,
-          summarizer: () => summarizerFromOptions(options),
+          // settings files and BONSAI_* environment as bonsai chat reads them; flags win
+          summarizer: () => summarizerFromOptions(summarizerOptionsWithSettings(options, loadCommandSettings())),
           signal,
           onWarning: warn,
-          onSummarizing: (summarizer) => progress(`summarizing the branch being left with ${summarizer.name}…`),
+          onSummarizing: (summarizer) => {
+            stopSpinner = startSpinner(`summarizing the branch being left with ${summarizer.name}…`);
+          },
         });
-        if (options.json) printJson(result);
-        else print(formatCheckout(result, c));
+          stopSpinner(true);
+          if (options.json) printJson(result);
+          else print(formatCheckout(result, c, options.quiet));
+        } finally {
+          stopSpinner(false);
+        }
       });
     }),
   );

@@ -12,6 +12,7 @@ import { nonNegativeInteger } from "../numeric-options.js";
 import { type Colors, colors, formatCount, indent, print, printJson, runAction, runInterruptible, warn } from "../output.js";
 import { startSpinner } from "../spinner.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
+import { compactionBudget, loadCommandSettings, summarizerOptionsWithSettings } from "../command-settings.js";
 
 function cutLine(report: CompactPlanReport): string {
   const split = report.isSplitTurn ? `splits a turn (its first ${report.turnPrefixMessages} messages summarized separately)` : "at a turn boundary";
@@ -33,7 +34,7 @@ export function formatPlan(report: CompactPlanReport, c: Colors): string {
   return lines.join("\n");
 }
 
-export function formatReport(report: CompactReport, c: Colors): string {
+export function formatReport(report: CompactReport, c: Colors, quiet = false): string {
   if (!report.compacted) return report.message ?? report.reason ?? "nothing done";
   const after = report.estimatedTokensAfter ?? 0;
   return [
@@ -42,9 +43,9 @@ export function formatReport(report: CompactReport, c: Colors): string {
     cutLine(report),
     `messages: ${report.messagesToSummarize + report.turnPrefixMessages} summarized, ${report.keptMessages} kept verbatim`,
     `compaction entry: ${report.compactionId}`,
-    "",
-    c.bold("summary:"),
-    indent(report.summary ?? ""),
+    ...(quiet
+      ? [c.dim(`summary: ${(report.summary ?? "").split("\n").length} lines (\`bonsai context\` shows it)`)]
+      : ["", c.bold("summary:"), indent(report.summary ?? "")]),
   ].join("\n");
 }
 
@@ -55,6 +56,7 @@ interface CommandOptions extends SummarizerOptionValues {
   shortSummary?: boolean;
   dryRun?: boolean;
   json?: boolean;
+  quiet?: boolean;
 }
 
 export function register(program: Command): void {
@@ -63,18 +65,20 @@ export function register(program: Command): void {
     .description("summarize the older part of the current branch into a compaction entry, keeping recent entries verbatim")
     .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
     .option("--instructions <text>", "what the summary should focus on")
-    .option("--keep-recent <tokens>", `estimated tokens kept verbatim (default ${DEFAULT_COMPACTION_SETTINGS.keepRecentTokens})`, nonNegativeInteger)
-    .option("--reserve <tokens>", `tokens reserved for replies; sizes the summaries (default ${DEFAULT_COMPACTION_SETTINGS.reserveTokens})`, nonNegativeInteger)
+    .option("--keep-recent <tokens>", `estimated tokens kept verbatim (default: compaction.keepRecentTokens of .bonsai/settings.json, else ${DEFAULT_COMPACTION_SETTINGS.keepRecentTokens})`, nonNegativeInteger)
+    .option("--reserve <tokens>", `tokens reserved for replies; sizes the summaries (default: compaction.reserveTokens, else ${DEFAULT_COMPACTION_SETTINGS.reserveTokens})`, nonNegativeInteger)
     .option("--no-short-summary", "skip the two-sentence short summary")
     .option("--dry-run", "show the cut, the counts and the tokens; call no summarizer and write nothing")
+    .option("-q, --quiet", "leave the summary out of the output (`bonsai context` shows it)")
     .option("--json", "print stable JSON");
   addSummarizerOptions(command).action(
     runAction(async (path: string, options: CommandOptions) => {
       const c = colors();
+      // the settings files and BONSAI_* environment `bonsai chat` reads; flags win
+      const configured = loadCommandSettings();
       const settings: Omit<CompactSessionOptions, "dryRun"> = {
         instructions: options.instructions,
-        keepRecentTokens: options.keepRecent,
-        reserveTokens: options.reserve,
+        ...compactionBudget(options, configured),
         shortSummary: options.shortSummary,
         onWarning: warn,
       };
@@ -90,15 +94,15 @@ export function register(program: Command): void {
         try {
           const report = await compactSession(path, {
             ...settings,
-            summarizer: () => summarizerFromOptions(options),
+            summarizer: () => summarizerFromOptions(summarizerOptionsWithSettings(options, configured)),
             signal,
             onSummarizing: async (summarizer) => {
-              stopSpinner = await startSpinner(`summarizing with ${summarizer.name}…`);
+              stopSpinner = startSpinner(`summarizing with ${summarizer.name}…`);
             },
           });
           stopSpinner(report.compacted);
           if (options.json) printJson(report);
-          else print(formatReport(report, c));
+          else print(formatReport(report, c, options.quiet));
         } finally {
           stopSpinner(false);
         }

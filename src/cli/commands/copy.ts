@@ -3,8 +3,29 @@
  * writing, with its archive of pruned tool output so pruned results stay restorable in the copy.
  */
 import type { Command } from "commander";
-import { copySession } from "../../storage/copy.js";
+import { resolve } from "node:path";
+import { type CopyResult, copySession } from "../../storage/copy.js";
 import { colors, formatBytes, formatCount, print, printJson, runAction, warn } from "../output.js";
+
+/**
+ * A location with its file path absolute (a file, sqlite:PATH…), as every location of the report
+ * is; what follows the path (`#ID`, ` (table pruned)`) stays as it is.
+ */
+function absolute(location: string): string {
+  if (/^postgres(ql)?:/.test(location)) return location;
+  if (!location.startsWith("sqlite:")) return resolve(location);
+  const rest = location.slice("sqlite:".length);
+  const end = rest.indexOf("#");
+  const path = end < 0 ? rest : rest.slice(0, end);
+  return `sqlite:${resolve(path)}${rest.slice(path.length)}`;
+}
+
+function absolutePaths(result: CopyResult): CopyResult {
+  const out: CopyResult = { ...result, from: absolute(result.from), to: absolute(result.to) };
+  if (result.archive) out.archive = { ...result.archive, from: absolute(result.archive.from), to: absolute(result.archive.to) };
+  if (result.replacedArchive) out.replacedArchive = { ...result.replacedArchive, location: absolute(result.replacedArchive.location) };
+  return out;
+}
 
 export function register(program: Command): void {
   program
@@ -21,7 +42,7 @@ export function register(program: Command): void {
     )
     .action(
       runAction(async (from: string, to: string, options: { force?: boolean; json?: boolean }) => {
-        const result = await copySession(from, to, { overwrite: options.force === true });
+        const result = absolutePaths(await copySession(from, to, { overwrite: options.force === true }));
         if (result.skippedTornTail) {
           warn(`${result.from}:${result.skippedTornTail.line}: incomplete last line (an interrupted write) not copied`);
         }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { listSessionsAt } from "../../storage/open.js";
 import type { SessionSummary } from "../../storage/types.js";
 import { type Colors, colors, formatBytes, formatCount, oneLine, print, printJson, runAction, warn } from "../output.js";
+import { plural } from "../plural.js";
 
 /** "2026-01-01 12:00" in UTC: sortable, and the same on every machine. */
 const shortTime = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "-");
@@ -23,7 +24,7 @@ export function formatSessions(store: string, sessions: readonly SessionSummary[
       `${c.dim(r.updated.padEnd(wu))}  ${r.entries.padStart(we)}  ${r.size.padStart(ws)}  ${r.title ? `${c.bold(r.title)}  ` : ""}${c.cyan(r.location)}`,
   );
   const total = sessions.reduce((n, s) => n + s.bytes, 0);
-  lines.push(c.dim(`${formatCount(sessions.length)} sessions, ${formatBytes(total)} (last write UTC, entries, size, title, location)`));
+  lines.push(c.dim(`${plural(sessions.length, "session")}, ${formatBytes(total)} (last write UTC, entries, size, title, location)`));
   return lines.join("\n");
 }
 

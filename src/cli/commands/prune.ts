@@ -5,29 +5,11 @@
  */
 import type { Command } from "commander";
 import { DEFAULT_PRUNE_CONFIG, type PruneConfig } from "../../compaction/prune.js";
-import { type PruneReport, pruneToolOutput, type RestoreReport, restoreToolOutput } from "../../ops/prune-report.js";
-import { nonNegativeInteger } from "../numeric-options.js";
-import { type Colors, colors, formatCount, print, printJson, runAction, warn } from "../output.js";
+import { pruneToolOutput, restoreToolOutput } from "../../ops/prune-report.js";
+import { nonNegativeInteger, positiveCount } from "../numeric-options.js";
+import { colors, print, printJson, runAction, warn } from "../output.js";
+import { DEFAULT_PRUNE_LIMIT, formatPrune, formatRestore } from "../prune-format.js";
 
-export function formatPrune(r: PruneReport, c: Colors): string {
-  if (r.prunedCount === 0) {
-    return `nothing to prune in ${r.file}: old tool output would save less than the minimum, or none is older than the protected recent output`;
-  }
-  const lines = [
-    c.bold(r.dryRun ? `would prune ${r.prunedCount} tool results in ${r.file} (dry run: nothing written)` : `pruned ${r.prunedCount} tool results in ${r.file}`),
-    `tokens: ${formatCount(r.contextTokensBefore)} before, ${c.green(formatCount(r.contextTokensAfter))} after (estimated context; ${formatCount(r.tokensSaved)} saved)`,
-  ];
-  for (const e of r.entries) lines.push(`  ${e.id} ${e.toolName} ${c.dim(`${formatCount(e.tokens)} tok`)}`);
-  if (r.archive) lines.push(`originals archived in ${r.archive}; \`bonsai prune ${r.file} --restore\` puts them back`);
-  return lines.join("\n");
-}
-
-export function formatRestore(r: RestoreReport): string {
-  const lines = [r.restored.length > 0 ? `restored ${r.restored.length} tool results in ${r.file} from ${r.archive}` : `nothing restored in ${r.file}`];
-  for (const id of r.restored) lines.push(`  ${id}`);
-  for (const miss of r.notRestored) lines.push(`  ${miss.entryId}: ${miss.reason}`);
-  return lines.join("\n");
-}
 
 interface CommandOptions {
   dryRun?: boolean;
@@ -36,6 +18,7 @@ interface CommandOptions {
   entry?: string[];
   protect?: number;
   minSavings?: number;
+  limit?: number;
 }
 
 export function register(program: Command): void {
@@ -46,6 +29,7 @@ export function register(program: Command): void {
     .option("--dry-run", "show what would be pruned; write nothing")
     .option("--protect <tokens>", `newest tool output kept whole (default ${DEFAULT_PRUNE_CONFIG.protectTokens})`, nonNegativeInteger)
     .option("--min-savings <tokens>", `prune only when at least this much is saved (default ${DEFAULT_PRUNE_CONFIG.minimumSavings})`, nonNegativeInteger)
+    .option("--limit <n>", `list at most this many entries (default ${DEFAULT_PRUNE_LIMIT}; --json lists all)`, positiveCount)
     .option("--restore", "put archived originals back instead of pruning")
     .option("--entry <id...>", "with --restore: only these entries (unique prefixes accepted)")
     .option("--json", "print stable JSON")
@@ -64,7 +48,7 @@ export function register(program: Command): void {
         };
         const result = await pruneToolOutput(path, { dryRun: options.dryRun, config, onWarning: warn });
         if (options.json) printJson(result);
-        else print(formatPrune(result, colors()));
+        else print(formatPrune(result, colors(), options.limit));
       }),
     );
 }

@@ -1,94 +1,31 @@
 /** `bonsai tree FILE`: the entry tree, with labels, summaries and the current leaf marked. */
 import type { Command } from "commander";
-import type { SessionManager } from "../../session/manager.js";
-import { flattenTree } from "../../session/tree.js";
-import { withoutHidden } from "../../format/tree-nodes.js";
 import { isCheckoutMarker, type SessionTreeNode } from "../../format/entry-types.js";
+import { resolveEntryId } from "../../ops/entry-id.js";
 import { openForReading } from "../../ops/open-session.js";
-import { type Colors, colors, print, printJson, runAction, warn } from "../output.js";
-import { clip, entryPreview } from "../../messages/preview.js";
+import type { SessionManager } from "../../session/manager.js";
+import { positiveCount } from "../numeric-options.js";
+import { colors, print, printJson, runAction, warn } from "../output.js";
+import { allNodes, renderFlat, renderTree, TREE_LEGEND } from "../tree-view.js";
+import { treeJson } from "../tree-json.js";
 
-export interface TreeJson {
-  leafId: string | null;
-  nodes: { id: string; parentId: string | null; type: string; children: string[]; label: string | null }[];
+export { type TreeJson, treeJson } from "../tree-json.js";
+
+interface TreeOptions {
+  json?: boolean;
+  all?: boolean;
+  branch?: boolean;
+  labels?: boolean;
+  since?: string;
+  depth?: number;
 }
 
-/** Every entry, depth first, children in the order the reference sorts them (by time). */
-export function treeJson(session: SessionManager): TreeJson {
-  const nodes = flattenTree(session.getTree()).map(({ node }) => ({
-    id: node.entry.id,
-    parentId: node.entry.parentId,
-    type: node.entry.type,
-    children: node.children.map((c) => c.entry.id),
-    label: node.label ?? null,
-  }));
-  return { leafId: session.getLeafId(), nodes };
-}
-
-/** Children with checkout markers replaced by their own (visible) children. */
-function visibleChildren(nodes: readonly SessionTreeNode[], showAll: boolean): SessionTreeNode[] {
-  return showAll ? [...nodes] : withoutHidden(nodes, isCheckoutMarker);
-}
-
-export interface RenderOptions {
-  leafId: string | null;
-  /** ids on the path to the leaf, highlighted */
-  activePath: ReadonlySet<string>;
-  showAll?: boolean;
-  previewWidth?: number;
-}
-
-/**
- * One line per entry. A chain of single children stays at the same indentation; only a fork
- * indents, with box-drawing connectors, so a 10,000-entry linear session stays readable.
- * Iterative, so depth is not limited by the call stack.
- */
-export function renderTree(roots: readonly SessionTreeNode[], c: Colors, options: RenderOptions): string[] {
-  const width = options.previewWidth ?? 60;
-  const lines: string[] = [];
-  type Item = { node: SessionTreeNode; prefix: string; connector: "" | "├─ " | "└─ " };
-  const stack: Item[] = [];
-  const pushSiblings = (nodes: SessionTreeNode[], prefix: string) => {
-    if (nodes.length === 1) stack.push({ node: nodes[0], prefix, connector: "" });
-    else for (let i = nodes.length - 1; i >= 0; i--) stack.push({ node: nodes[i], prefix, connector: i === nodes.length - 1 ? "└─ " : "├─ " });
-  };
-  pushSiblings(visibleChildren(roots, options.showAll ?? false), "");
-  while (stack.length > 0) {
-    const { node, prefix, connector } = stack.pop()!;
-    lines.push(prefix + c.dim(connector) + describeNode(node, c, options, width));
-    const childPrefix = prefix + (connector === "├─ " ? c.dim("│  ") : connector === "└─ " ? "   " : "");
-    pushSiblings(visibleChildren(node.children, options.showAll ?? false), childPrefix);
-  }
-  return lines;
-}
-
-function describeNode(node: SessionTreeNode, c: Colors, options: RenderOptions, width: number): string {
-  const { entry } = node;
-  const preview = entryPreview(entry);
-  const onPath = options.activePath.has(entry.id);
-  const id = onPath ? c.green(entry.id) : c.dim(entry.id);
-  let head: string;
-  if (preview.summary === "compaction") head = c.magenta(c.bold("COMPACTION"));
-  else if (preview.summary === "branch") head = c.blue(c.bold("BRANCH SUMMARY"));
-  else if (entry.type === "message") head = roleColor(preview.kind, c)(preview.kind);
-  else head = c.dim(preview.kind);
-  const text = preview.text ? ` ${clip(preview.text, width)}` : "";
-  const label = node.label !== undefined ? ` ${c.cyan(c.bold(`[${node.label}]`))}` : "";
-  const leaf = entry.id === options.leafId ? ` ${c.yellow(c.bold("← leaf"))}` : "";
-  return `${id} ${head}${onPath ? text : c.dim(text)}${label}${leaf}`;
-}
-
-function roleColor(role: string, c: Colors): (s: string) => string {
-  switch (role) {
-    case "user":
-      return (s) => c.bold(c.green(s));
-    case "assistant":
-      return c.bold;
-    case "toolResult":
-      return c.dim;
-    default:
-      return c.yellow;
-  }
+/** The roots to show: the whole tree, or with --since ID the subtree of that entry. */
+function selectedRoots(session: SessionManager, options: TreeOptions): SessionTreeNode[] {
+  const roots = session.getTree();
+  if (options.since === undefined) return roots;
+  const id = resolveEntryId(session, options.since);
+  return allNodes(roots).filter((n) => n.entry.id === id);
 }
 
 export function register(program: Command): void {
@@ -96,20 +33,32 @@ export function register(program: Command): void {
     .command("tree")
     .description("the entry tree with labels, compactions, branch summaries and the current leaf")
     .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
-    .option("--json", "print stable JSON: {leafId, nodes: [{id, parentId, type, children, label}]} depth first")
+    .option("--json", "print stable JSON: {leafId, nodes: [{id, parentId, type, role, timestamp, preview, children, label}]} depth first")
     .option("--all", "also show bonsai.checkout markers (entries that only record a moved leaf)")
+    .option("--branch", "only the active path: the entries from the root to the leaf")
+    .option("--labels", "only labeled entries")
+    .option("--since <id>", "only this entry and what follows it (unique prefix accepted)")
+    .option("--depth <n>", "at most N entries down from the root (or from --since); the rest is counted", positiveCount)
     .action(
-      runAction(async (path: string, options: { json?: boolean; all?: boolean }) => {
+      runAction(async (path: string, options: TreeOptions) => {
         const session = await openForReading(path, warn);
-        if (options.json) {
-          printJson(treeJson(session));
-          return;
-        }
+        const roots = selectedRoots(session, options);
         const leafId = session.getLeafId();
         const activePath = new Set(session.getBranch().map((e) => e.id));
-        const lines = renderTree(session.getTree(), colors(), { leafId, activePath, showAll: options.all });
-        if (lines.length === 0) print(colors().dim("(no entries)"));
-        else print(lines.join("\n"));
+        const visible = (nodes: SessionTreeNode[]) => (options.all ? nodes : nodes.filter((n) => !isCheckoutMarker(n.entry)));
+        let nodes: SessionTreeNode[] | undefined;
+        if (options.branch) nodes = visible(allNodes(roots).filter((n) => activePath.has(n.entry.id)));
+        if (options.labels) nodes = visible((nodes ?? allNodes(roots)).filter((n) => n.label !== undefined));
+        if (options.json) {
+          printJson(treeJson(session, nodes ?? (options.since !== undefined ? allNodes(roots) : undefined)));
+          return;
+        }
+        const c = colors();
+        const render = { leafId, activePath, showAll: options.all, depth: options.depth };
+        const lines = nodes ? renderFlat(options.depth ? nodes.slice(0, options.depth) : nodes, c, render) : renderTree(roots, c, render);
+        if (nodes && options.depth && nodes.length > options.depth) lines.push(c.dim(`… ${nodes.length - options.depth} more entries (--depth)`));
+        if (lines.length === 0) print(c.dim("(no entries)"));
+        else print([...lines, c.dim(TREE_LEGEND)].join("\n"));
       }),
     );
 }
