@@ -1,0 +1,69 @@
+/**
+ * pi-bonsai: bonsai inside pi. pi loads this file as an extension (package.json `pi.extensions`);
+ * it takes over compaction (`session_before_compact`), branch summaries for `/tree`
+ * (`session_before_tree`), prunes tool output in each request without touching the session file
+ * (`context`), and adds `/bonsai`. Settings come from bonsai's settings files
+ * (`~/.bonsai/settings.json`, `<project>/.bonsai/settings.json`), read again at every use so an
+ * edit applies without a restart. This is the shell; the rules are in the modules it wires.
+ */
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { loadSettings, type Settings } from "../../../src/config/settings.js";
+import type { SessionEntry } from "../../../src/format/entry-types.js";
+import type { AgentMessage } from "../../../src/format/message-types.js";
+import { branchSummaryHandler } from "./branch-summary.js";
+import { type CompactionRecord, compactionHandler } from "./compaction.js";
+import { pruneRequest, resultEntryIds } from "./request-pruning.js";
+import { statusLines } from "./status.js";
+
+function notify(ctx: ExtensionContext, message: string, level: "info" | "warning" | "error"): void {
+  if (ctx.hasUI) ctx.ui.notify(message, level);
+  else if (level !== "info") console.error(message);
+}
+
+export default function piBonsai(pi: ExtensionAPI): void {
+  let cwd = process.cwd();
+  let lastCompaction: CompactionRecord | undefined;
+  let lastPruning: { replaced: number; tokensSaved: number } | undefined;
+  let piCompactionSettings: { reserveTokens: number; keepRecentTokens: number; enabled: boolean } | undefined;
+  const settings = (): Settings => loadSettings({ cwd, onWarning: (message) => console.error(`pi-bonsai: ${message}`) });
+
+  pi.on("session_start", (_event, ctx) => {
+    cwd = ctx.cwd;
+  });
+
+  const compact = compactionHandler({ settings, notify, onRecord: (record) => (lastCompaction = record) });
+  pi.on("session_before_compact", (event, ctx) => {
+    piCompactionSettings = event.preparation.settings;
+    return compact(event, ctx);
+  });
+
+  pi.on("session_before_tree", branchSummaryHandler({ settings, notify }));
+
+  pi.on("context", (event, ctx) => {
+    const { pruning } = settings();
+    const branch = ctx.sessionManager.getBranch() as unknown as SessionEntry[];
+    const result = pruneRequest(event.messages as unknown as AgentMessage[], resultEntryIds(branch), {
+      prune: {},
+      savings: { maxResultTokens: pruning.maxResultTokens, supersededReads: pruning.supersededReads },
+    });
+    lastPruning = { replaced: result.replaced, tokensSaved: result.tokensSaved };
+    if (result.replaced === 0) return undefined;
+    return { messages: result.messages as unknown as typeof event.messages };
+  });
+
+  pi.registerCommand("bonsai", {
+    description: "bonsai: context use, the next compaction, the last one, request pruning",
+    handler: async (_args, ctx) => {
+      const usage = ctx.getContextUsage();
+      const lines = statusLines({
+        branch: ctx.sessionManager.getBranch() as unknown as SessionEntry[],
+        ...(usage ? { usage } : {}),
+        settings: { ...settings().compaction, ...piCompactionSettings },
+        ...(lastCompaction ? { lastCompaction } : {}),
+        ...(lastPruning ? { lastPruning } : {}),
+      });
+      notify(ctx, lines.join("\n"), "info");
+      if (!ctx.hasUI) console.log(lines.join("\n"));
+    },
+  });
+}

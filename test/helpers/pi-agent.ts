@@ -1,0 +1,115 @@
+/**
+ * The real pi (`@mariozechner/pi-coding-agent`, the exact devDependency) in-process through its
+ * SDK, with a package loaded as pi loads installed packages: listed in the agent directory's
+ * settings.json `packages`, resolved by pi's DefaultResourceLoader from the package's
+ * `pi.extensions` manifest. The model is the scripted OpenAI-compatible server of sse-server.ts;
+ * HOME points into the temp folder, so neither pi's nor bonsai's user settings are read.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  AuthStorage,
+  type AgentSession as PiAgentSession,
+  createAgentSession,
+  DefaultResourceLoader,
+  ModelRegistry,
+  SessionManager as PiSessionManager,
+  SettingsManager,
+} from "@mariozechner/pi-coding-agent";
+import type { Api, Model } from "@mariozechner/pi-ai";
+
+export interface PiAgentOptions {
+  /** the temp folder: agent dir, project and HOME live under it */
+  root: string;
+  baseUrl: string;
+  /** the package folder to load (its package.json has `pi.extensions`); none: plain pi */
+  packageDir?: string;
+  contextWindow?: number;
+  /** pi's compaction settings */
+  compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
+  /** written to <project>/.bonsai/settings.json */
+  bonsaiSettings?: object;
+  /** a second provider, `cheap`, with one model `mini` on the same server (for compaction.model) */
+  cheapModel?: boolean;
+  /** pi's tools to enable (default none) */
+  tools?: string[];
+  /** an existing session file to open; default: a new one in the project's session dir */
+  sessionFile?: string;
+}
+
+export interface PiAgent {
+  session: PiAgentSession;
+  cwd: string;
+  sessionFile: string;
+  model: Model<Api>;
+  dispose(): void;
+}
+
+export function scriptedModel(baseUrl: string, contextWindow: number): Model<"openai-completions"> {
+  return {
+    id: "scripted",
+    name: "scripted",
+    api: "openai-completions",
+    provider: "scripted",
+    baseUrl,
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow,
+    maxTokens: 2000,
+    compat: { supportsStore: false, supportsDeveloperRole: false, supportsReasoningEffort: false, supportsUsageInStreaming: true },
+  } as Model<"openai-completions">;
+}
+
+export async function startPiAgent(options: PiAgentOptions): Promise<PiAgent> {
+  const agentDir = join(options.root, "agent");
+  const cwd = join(options.root, "project");
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(join(cwd, ".bonsai"), { recursive: true });
+  process.env.HOME = join(options.root, "home");
+  mkdirSync(process.env.HOME, { recursive: true });
+  const piSettings = {
+    ...(options.packageDir ? { packages: [options.packageDir] } : {}),
+    compaction: { enabled: true, reserveTokens: 1000, keepRecentTokens: 800, ...options.compaction },
+    retry: { enabled: false },
+  };
+  writeFileSync(join(agentDir, "settings.json"), JSON.stringify(piSettings));
+  writeFileSync(join(cwd, ".bonsai", "settings.json"), JSON.stringify(options.bonsaiSettings ?? {}));
+
+  const authStorage = AuthStorage.inMemory();
+  authStorage.setRuntimeApiKey("scripted", "test-key");
+  const modelRegistry = ModelRegistry.inMemory(authStorage);
+  if (options.cheapModel) {
+    const { id: _id, name: _name, provider: _provider, ...shape } = scriptedModel(options.baseUrl, 8000);
+    modelRegistry.registerProvider("cheap", { baseUrl: options.baseUrl, apiKey: "cheap-key", api: "openai-completions", models: [{ ...shape, id: "mini", name: "mini" }] });
+  }
+  const model = scriptedModel(options.baseUrl, options.contextWindow ?? 8000);
+  const settingsManager = SettingsManager.create(cwd, agentDir);
+  const resourceLoader = new DefaultResourceLoader({ cwd, agentDir, settingsManager, noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true });
+  await resourceLoader.reload();
+  const problems = resourceLoader.getExtensions().errors ?? [];
+  if (problems.length > 0) throw new Error(`pi could not load the extension: ${JSON.stringify(problems)}`);
+  const sessionManager = options.sessionFile ? PiSessionManager.open(options.sessionFile) : PiSessionManager.create(cwd, join(cwd, "sessions"));
+  const { session } = await createAgentSession({
+    cwd,
+    agentDir,
+    authStorage,
+    modelRegistry,
+    model,
+    thinkingLevel: "off",
+    tools: options.tools ?? [],
+    resourceLoader,
+    sessionManager,
+    settingsManager,
+  });
+  await session.bindExtensions({});
+  return {
+    session,
+    cwd,
+    get sessionFile() {
+      return session.sessionFile as string;
+    },
+    model,
+    dispose: () => session.dispose(),
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * pi-bonsai in the real pi: pi 0.73.1 (the devDependency) loads packages/pi-bonsai from its
+ * settings as it loads an installed package, talks to the scripted OpenAI-compatible server, and
+ * bonsai answers its compaction and /tree hooks and prunes its requests. After each scenario pi and
+ * bonsai both reopen the session file and must agree on the context.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
+import { SessionManager } from "../../src/session/manager.js";
+import { type PiAgent, startPiAgent } from "../helpers/pi-agent.js";
+import { PI_BONSAI_DIR, buildPiBonsai } from "../helpers/pi-bonsai-build.js";
+import { type ChatRequest, type ScriptedReply, type ScriptedServer, startScriptedServer, systemText } from "../helpers/sse-server.js";
+
+/** A summarizer's request (pi's own prompt, or bonsai's), not the agent's. */
+const isSummaryRequest = (request: ChatRequest) => /summar|condense recorded conversations/i.test(systemText(request));
+
+/** ~`tokens` estimated tokens of distinct text. */
+const filler = (label: string, tokens: number) => Array.from({ length: Math.ceil(tokens / 10) }, (_, i) => `${label} line ${i} of notes`).join("\n");
+
+/** The entries of a session file, parsed. */
+const fileEntries = (file: string) =>
+  readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+
+/** Resolves with the first compaction_end pi emits from now on. */
+function nextCompactionEnd(pi: PiAgent): Promise<{ reason: string; result: unknown; errorMessage?: string }> {
+  return new Promise((resolve) => {
+    const stop = pi.session.subscribe((event) => {
+      if (event.type !== "compaction_end") return;
+      stop();
+      resolve(event);
+    });
+  });
+}
+
+/** pi's and bonsai's contexts of the same file, as role + text, must be the same. */
+function assertContextsAgree(file: string): void {
+  const pi = PiSessionManager.open(file).buildSessionContext();
+  const bonsai = SessionManager.open(file, { readOnly: true });
+  try {
+    const ours = bonsai.buildSessionContext();
+    assert.equal(ours.messages.length, pi.messages.length, "both build as many messages");
+    assert.deepEqual(JSON.parse(JSON.stringify(ours.messages)), JSON.parse(JSON.stringify(pi.messages)));
+  } finally {
+    bonsai.close();
+  }
+}
+
+describe("pi-bonsai in pi", () => {
+  let server: ScriptedServer;
+  let reply: (request: ChatRequest, index: number) => ScriptedReply = () => ({ text: "ok" });
+  const roots: string[] = [];
+  const agents: PiAgent[] = [];
+
+  before(async () => {
+    buildPiBonsai();
+    server = await startScriptedServer((request, index) => reply(request, index));
+  });
+  after(async () => {
+    for (const agent of agents) agent.dispose();
+    await server.close();
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+  });
+
+  async function agent(options: Partial<Parameters<typeof startPiAgent>[0]> = {}): Promise<PiAgent> {
+    const root = mkdtempSync(join(tmpdir(), "pi-bonsai-"));
+    roots.push(root);
+    const started = await startPiAgent({ root, baseUrl: server.baseUrl, packageDir: PI_BONSAI_DIR, ...options });
+    agents.push(started);
+    return started;
+  }
+
+  it("a manual /compact is made by bonsai, with the user's words verbatim", async () => {
+    reply = (request) => (isSummaryRequest(request) ? { text: "## Goal\nRename parseConfig.\n" } : { text: `done: ${filler("answer", 700)}` });
+    const pi = await agent();
+    await pi.session.prompt("Rename parseConfig to loadConfig in src/config.ts; never touch the tests.");
+    await pi.session.prompt("Now the docs. The staging key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 for the examples.");
+    await pi.session.prompt("And the changelog, please.");
+    await pi.session.prompt("Then run the linter.");
+    const sent = server.requests.length;
+    const result = await pi.session.compact();
+    assert.match(result.summary, /Rename parseConfig to loadConfig in src\/config\.ts; never touch the tests\./);
+    const summaryRequests = server.requests.slice(sent).filter(isSummaryRequest);
+    assert.ok(summaryRequests.length > 0, "the summary came from the model");
+    for (const request of summaryRequests) {
+      assert.doesNotMatch(JSON.stringify(request.messages), /sk-ant-api03/, "a key in the conversation is redacted before it leaves");
+    }
+    const compaction = fileEntries(pi.sessionFile).find((line) => line.type === "compaction");
+    assert.ok(compaction, "a compaction entry was written");
+    assert.equal(compaction.details.method, "model");
+    assert.equal(compaction.fromHook, true);
+    assertContextsAgree(pi.sessionFile);
+
+    // /bonsai reports it (without a UI the report goes to stdout)
+    const printed: string[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => void printed.push(args.join(" "));
+    try {
+      await pi.session.prompt("/bonsai");
+    } finally {
+      console.log = log;
+    }
+    const report = printed.join("\n");
+    assert.match(report, /^context: .* of the 8,000-token window; compaction at 7,000/m);
+    assert.match(report, new RegExp(`^last compaction: model in [\\d.]+ s, [\\d,]+ tokens before, kept from ${compaction.firstKeptEntryId}`, "m"));
+  });
+
+  it("compaction.model in bonsai's settings summarizes instead of pi's current model", async () => {
+    reply = (request) => (isSummaryRequest(request) ? { text: `## Goal\nSummarized by ${request.model}.\n` } : { text: `done: ${filler("answer", 700)}` });
+    const pi = await agent({ cheapModel: true, bonsaiSettings: { compaction: { model: "cheap/mini" } } });
+    for (const text of ["Write the migration for the users table.", "Add the index.", "Now the rollback.", "Then the seed data."]) await pi.session.prompt(text);
+    const sent = server.requests.length;
+    const result = await pi.session.compact();
+    const models = server.requests.slice(sent).filter(isSummaryRequest).map((request) => request.model);
+    assert.ok(models.length > 0);
+    assert.deepEqual([...new Set(models)], ["mini"]);
+    assert.match(result.summary, /Summarized by mini\./);
+    assertContextsAgree(pi.sessionFile);
+  });
+
+  it("an automatic threshold compaction goes through bonsai", async () => {
+    // the third answer reports a prompt of 3,500 tokens: past the 4,000-token window's threshold (4,000 - 1,000)
+    let answers = 0;
+    reply = (request) => {
+      if (isSummaryRequest(request)) return { text: "## Goal\nShip the release.\n" };
+      answers++;
+      return { text: `step: ${filler("answer", 700)}`, promptTokens: answers >= 3 ? 3500 : 1200 };
+    };
+    const pi = await agent({ contextWindow: 4000 });
+    await pi.session.prompt("Prepare the release notes; always keep the headings.");
+    await pi.session.prompt("Now bump the version.");
+    const ended = nextCompactionEnd(pi);
+    await pi.session.prompt("Then tag it.");
+    const end = await ended;
+    assert.equal(end.reason, "threshold");
+    const compaction = fileEntries(pi.sessionFile).find((line) => line.type === "compaction");
+    assert.ok(compaction, "the threshold compaction was written");
+    assert.equal(compaction.details.method, "model");
+    assert.match(compaction.summary, /Prepare the release notes; always keep the headings\./);
+    assertContextsAgree(pi.sessionFile);
+  });
+
+  it("an overflow is recovered: bonsai compacts and pi retries the request", async () => {
+    let overflowed = false;
+    reply = (request) => {
+      if (isSummaryRequest(request)) return { text: "## Goal\nFix the flaky test.\n" };
+      const last = JSON.stringify(request.messages.at(-1));
+      if (!overflowed && last.includes("run it again")) {
+        overflowed = true;
+        return { status: 400, message: "This model's maximum context length is 8000 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages." };
+      }
+      return { text: `ran: ${filler("output", 700)}` };
+    };
+    const pi = await agent();
+    await pi.session.prompt("Fix the flaky test in test/net.test.ts; don't add sleeps.");
+    await pi.session.prompt("Look at the retry logic.");
+    await pi.session.prompt("Check the timeouts.");
+    const ended = nextCompactionEnd(pi);
+    await pi.session.prompt("Now run it again.");
+    const end = await ended;
+    assert.equal(end.reason, "overflow");
+    // pi retries the request after the compaction, on its own schedule
+    const answered = (line: { type: string; message?: { role: string; content: unknown } }) =>
+      line.type === "message" && line.message?.role === "assistant" && JSON.stringify(line.message.content).includes("ran: output");
+    for (let wait = 0; wait < 100 && !answered(fileEntries(pi.sessionFile).at(-1)); wait++) await new Promise((r) => setTimeout(r, 100));
+    const entries = fileEntries(pi.sessionFile);
+    const compaction = entries.find((line) => line.type === "compaction");
+    assert.ok(compaction, "the overflow compaction was written");
+    assert.equal(compaction.details.method, "model");
+    const last = entries.filter((line) => line.type === "message").at(-1);
+    assert.equal(last.message.role, "assistant");
+    assert.match(JSON.stringify(last.message.content), /ran: output line 0/, "the retried request was answered");
+    assertContextsAgree(pi.sessionFile);
+  });
+
+  it("a failing summarizing model is rescued by the extractive summary", async () => {
+    reply = (request) =>
+      isSummaryRequest(request) ? { status: 500, message: "the summarizer is down" } : { text: `ok: ${filler("answer", 700)}` };
+    const pi = await agent();
+    await pi.session.prompt("Port the parser to TypeScript; keep the public names.");
+    await pi.session.prompt("Add types for the tokens.");
+    await pi.session.prompt("Now the error messages.");
+    await pi.session.prompt("Then the docs.");
+    const result = await pi.session.compact();
+    assert.match(result.summary, /extractive summary/);
+    assert.match(result.summary, /Port the parser to TypeScript; keep the public names\./);
+    const compaction = fileEntries(pi.sessionFile).find((line) => line.type === "compaction");
+    assert.equal(compaction.details.method, "extractive");
+    assertContextsAgree(pi.sessionFile);
+  });
+
+  it("/tree with a summary: bonsai summarizes the branch that is left", async () => {
+    reply = (request) => (isSummaryRequest(request) ? { text: "The user tried a recursive descent parser and dropped it." } : { text: "fine" });
+    const pi = await agent();
+    await pi.session.prompt("Start the parser.");
+    const forkPoint = pi.session.sessionManager.getLeafId() as string;
+    await pi.session.prompt("Try a recursive descent parser in src/parse.ts.");
+    await pi.session.prompt("Add error recovery.");
+    const moved = await pi.session.navigateTree(forkPoint, { summarize: true });
+    assert.equal(moved.cancelled, false);
+    const summary = fileEntries(pi.sessionFile).find((line) => line.type === "branch_summary");
+    assert.ok(summary, "a branch summary was written");
+    assert.equal(summary.details.method, "model");
+    assert.match(summary.summary, /recursive descent parser and dropped it/);
+    assertContextsAgree(pi.sessionFile);
+  });
+
+  it("requests are pruned, the file keeps every original byte", async () => {
+    const big = filler("source", 3000);
+    let turn = 0;
+    reply = (request) => {
+      if (isSummaryRequest(request)) return { text: "summary" };
+      turn++;
+      // read the same file twice, then answer
+      if (turn <= 2) return { text: "", toolCalls: [{ id: `call_${turn}`, name: "read", arguments: { path: "big.txt" } }] };
+      return { text: "read it twice" };
+    };
+    const pi = await agent({ tools: ["read"], bonsaiSettings: { pruning: { maxResultTokens: 500 } } });
+    writeFileSync(join(pi.cwd, "big.txt"), big);
+    await pi.session.prompt("Read big.txt, then read it again.");
+    const requests = server.requests.slice(-3);
+    const sizes = requests.map((request) => JSON.stringify(request.messages).length);
+    const lastRequest = JSON.stringify(requests.at(-1)?.messages);
+    assert.match(lastRequest, /\[Superseded: big\.txt was read again later \(entry [0-9a-f]+\)/);
+    assert.match(lastRequest, /cut from the middle of this output/);
+    assert.ok(sizes[2] < big.length, `the request with both reads (${sizes[2]} chars) is smaller than one copy of the file (${big.length})`);
+    const results = fileEntries(pi.sessionFile).filter((line) => line.type === "message" && line.message.role === "toolResult");
+    assert.equal(results.length, 2);
+    for (const result of results) assert.equal(result.message.content[0].text.includes(big.slice(-200)), true, "the file holds the whole output");
+    assert.doesNotMatch(readFileSync(pi.sessionFile, "utf8"), /Superseded|cut from the middle/);
+    assertContextsAgree(pi.sessionFile);
+  });
+});
