@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { generateSession } from "./generate.js";
+import { measureQuality, qualityMarkdown, renderQuality } from "./quality.js";
 import {
   type BenchFile,
   checkTargets,
@@ -301,6 +302,8 @@ async function main(): Promise<void> {
     cleanup();
   }
 
+  const quality = await measureQuality();
+  console.log(`\n${renderQuality(quality)}\n`);
   const targets = checkTargets(runs);
   const growths = growth(runs);
   console.log("Targets (DESIGN.md section 8)");
@@ -330,6 +333,7 @@ async function main(): Promise<void> {
     runs,
     targets,
     growth: growths,
+    quality,
   };
   const summary = summaryMarkdown(runs);
   console.log(`\nSummary\n${summary}\n`);
@@ -339,6 +343,8 @@ async function main(): Promise<void> {
     `Two regimes, the same protocol for both libraries. Cold: the first call, and the median of 3 to 7 calls with a full GC before each (mostly unoptimized code for sub-millisecond operations). Warm: read operations whose cold median is under ${WARM_BELOW_MS} ms are then called up to 200 times or 300 ms as a warm-up, and a batch of at least 50 calls and 200 ms (no GC between calls) is timed per call. A turn is what an agent does each turn: append one message, then build the new leaf's context, up to ${TURN_COUNT} turns (fewer after ${TURN_CAP_MS / 1000} s) on a fresh copy opened for writing; the median turn is shown.`,
     "",
     summary,
+    "",
+    qualityMarkdown(quality),
     "",
     ...runs.map((r) => `${renderMarkdown(fileTable(r))}\n`),
   ].join("\n");

@@ -25,7 +25,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["config"],
   ["ops"],
   ["agent"],
-  ["chat", "server"],
+  ["chat", "server", "view"],
   ["cli"],
   ["exports"],
 ];
@@ -34,6 +34,8 @@ function rules(): IForbiddenRuleType[] {
   const forbidden: IForbiddenRuleType[] = [
     { name: "no-cycle", severity: "error", from: {}, to: { circular: true } },
     { name: "format-is-pure", severity: "error", from: { path: "^src/format/" }, to: { path: "^(node:)?(fs|fs/promises|net|http|child_process)$" } },
+    // adapters such as packages/pi-bonsai build on the library; the library never knows them
+    { name: "library-never-imports-adapters", severity: "error", from: { path: "^src/" }, to: { path: "^packages/" } },
   ];
   LAYERS.forEach((row, level) => {
     const notBelow = LAYERS.slice(level).flat();

@@ -58,7 +58,7 @@ describe("npm pack", () => {
 
   it("ships the built library, its types, the command, the example and the license, and nothing else", () => {
     const files = packed();
-    for (const needed of ["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl", manifest.bin.bonsai, "dist/index.js", "dist/index.d.ts"]) {
+    for (const needed of ["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl", manifest.bin.bonsai, "dist/index.js", "dist/index.d.ts", "dist/view/page.bundle.js"]) {
       assert.ok(files.includes(needed), `${needed} is packed`);
     }
     const stray = files.filter((f) => !/^dist\/.*\.(js|d\.ts)$/.test(f) && !["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl"].includes(f));

@@ -120,7 +120,7 @@ const SUBPATHS: Record<string, { file: string; names: string[] }> = {
   "./stores": { file: "exports/stores", names: ["parseLocation", "formatLocation", "openSessionAt", "listSessionsAt", "readLinesAt", "copySession"] },
   "./ops": {
     file: "exports/ops",
-    names: ["compactSession", "checkoutSession", "navigateTree", "pruneToolOutput", "restoreToolOutput", "migrateSession", "setLabel", "sessionInfo", "sessionContextReport"],
+    names: ["compactSession", "checkoutSession", "navigateTree", "pruneToolOutput", "restoreToolOutput", "migrateSession", "setLabel", "sessionInfo", "sessionContextReport", "evaluateSummaries"],
   },
   "./prompts": { file: "exports/prompts", names: ["COMPACTION_SYSTEM_PROMPT", "BRANCH_SUMMARY_PROMPT", "assembleSummaryPrompt"] },
   "./server": { file: "exports/server", names: ["startSummarizationServer"] },
