@@ -178,17 +178,10 @@ export class AgentSession {
     await this.waitForIdle();
   }
 
-  abortRetry(): void {
-    this.retry.abort();
-  }
-
-  abortCompaction(): void {
-    this.compaction.abort();
-  }
-
-  abortBranchSummary(): void {
-    this.tree.abortSummary();
-  }
+  // each stops one kind of work only
+  abortRetry(): void { this.retry.abort(); }
+  abortCompaction(): void { this.compaction.abort(); }
+  abortBranchSummary(): void { this.tree.abortSummary(); }
 
   /** Resolves when no run, retry or compaction is in progress. */
   waitForIdle(): Promise<void> {

@@ -10,9 +10,8 @@
  * - otherwise a fresh cut whose summary updates the ready one with the delta only.
  * A summary whose branch changed under it (a tree move, another compaction) is dropped.
  */
-import { messageFromEntry } from "../format/context.js";
+import { messagesOfPath } from "../format/context.js";
 import type { SessionEntry } from "../format/entry-types.js";
-import type { AgentMessage } from "../format/message-types.js";
 import { type CompactionPreparation, contextTokensOfPath, planCompaction } from "../compaction/prepare.js";
 import { estimateMessagesTokens, messageTextTokens } from "../compaction/tokens.js";
 import type { Settings } from "../config/settings.js";
@@ -52,14 +51,6 @@ interface Job {
   failed?: string;
 }
 
-function messagesIn(path: readonly SessionEntry[], from: number, to: number): AgentMessage[] {
-  const messages: AgentMessage[] = [];
-  for (let i = from; i < to; i++) {
-    const message = messageFromEntry(path[i]);
-    if (message) messages.push(message);
-  }
-  return messages;
-}
 
 export class BackgroundSummary {
   private job: Job | undefined;
@@ -155,7 +146,7 @@ export class BackgroundSummary {
     const base = job.preparation;
     if (branch.length - 1 === job.leafIndex) return { preparation: base, summarized };
     const tokensBefore = contextTokensOfPath(branch);
-    const recentMessages = messagesIn(branch, base.firstKeptEntryIndex, branch.length);
+    const recentMessages = messagesOfPath(branch, base.firstKeptEntryIndex, branch.length);
     const keptTokens = estimateMessagesTokens(recentMessages);
     const withSummary = keptTokens + messageTextTokens(summarized.result.summary);
     if (!(threshold > 0) || keptTokens <= base.keepRecentTokens || withSummary <= threshold * REUSE_RATIO) {
@@ -170,7 +161,7 @@ export class BackgroundSummary {
       return { preparation: { ...base, recentMessages, tokensBefore }, summarized: { ...summarized, result: { ...summarized.result, tokensBefore } } };
     }
     // Update the ready summary with the delta only: what lies between the two cuts.
-    const covered = new Set(messagesIn(branch, base.boundaryStart, base.firstKeptEntryIndex));
+    const covered = new Set(messagesOfPath(branch, base.boundaryStart, base.firstKeptEntryIndex));
     const preparation: CompactionPreparation = {
       ...fresh.preparation,
       messagesToSummarize: fresh.preparation.messagesToSummarize.filter((m) => !covered.has(m)),

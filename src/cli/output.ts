@@ -12,6 +12,9 @@ export { CliError } from "../util/cli-error.js";
 export { type Colors, colors, useColor } from "../util/colors.js";
 
 /** Stable JSON: two-space indentation, one trailing newline, key order as the caller built it. */
+/** The help of a command's session argument: every store's location form. */
+export const SESSION_ARGUMENT_HELP = "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID";
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -4,7 +4,7 @@
  * prefix of a split turn), the previous summary, the files touched so far, and the context size.
  */
 import type { AgentMessage, Usage } from "../format/message-types.js";
-import { contextFromPath, messageFromEntry } from "../format/context.js";
+import { contextFromPath, messageFromEntry, messagesOfPath } from "../format/context.js";
 import { type CompactionEntry, type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
 import { findCutPoint } from "./cut-point.js";
 import { addFileLists, createFileOps, extractFileOpsFromMessage, type FileOps } from "./file-ops.js";
@@ -94,14 +94,6 @@ export function contextTokensOfPath(path: readonly SessionEntry[]): number {
 
 const count = (n: number) => n.toLocaleString("en-US");
 
-function messagesIn(path: readonly SessionEntry[], from: number, to: number): AgentMessage[] {
-  const messages: AgentMessage[] = [];
-  for (let i = from; i < to; i++) {
-    const message = messageFromEntry(path[i]);
-    if (message) messages.push(message);
-  }
-  return messages;
-}
 
 /**
  * Plans a compaction of `pathEntries` (root to leaf, metadata included, as getBranch() returns).
@@ -142,14 +134,14 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
   // A turn start at or after the kept region's start leaves an empty prefix: a clean cut.
   const isSplitTurn = cut.isSplitTurn && cut.turnStartIndex < cut.firstKeptEntryIndex;
   const historyEnd = isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
-  const messagesToSummarize = messagesIn(path, boundaryStart, historyEnd);
-  const turnPrefixMessages = isSplitTurn ? messagesIn(path, cut.turnStartIndex, cut.firstKeptEntryIndex) : [];
+  const messagesToSummarize = messagesOfPath(path, boundaryStart, historyEnd);
+  const turnPrefixMessages = isSplitTurn ? messagesOfPath(path, cut.turnStartIndex, cut.firstKeptEntryIndex) : [];
   if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) {
     return {
       ok: false,
       reason: "nothing-to-compact",
       // not a failure (the chat and the CLI show it as a notice): say what is the case
-      message: `Nothing to compact yet: ${previous ? "the conversation since the last compaction" : "the whole conversation"} (${count(estimateMessagesTokens(messagesIn(path, boundaryStart, end)))} tokens) fits in the ${count(keepRecentTokens)} tokens kept verbatim`,
+      message: `Nothing to compact yet: ${previous ? "the conversation since the last compaction" : "the whole conversation"} (${count(estimateMessagesTokens(messagesOfPath(path, boundaryStart, end)))} tokens) fits in the ${count(keepRecentTokens)} tokens kept verbatim`,
     };
   }
 
@@ -163,7 +155,7 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
     firstKeptEntryIndex: cut.firstKeptEntryIndex,
     messagesToSummarize,
     turnPrefixMessages,
-    recentMessages: messagesIn(path, cut.firstKeptEntryIndex, end),
+    recentMessages: messagesOfPath(path, cut.firstKeptEntryIndex, end),
     isSplitTurn,
     tokensBefore: contextTokensOfPath(path),
     fileOps,

@@ -112,36 +112,32 @@ const isMethodList: Check = (value) =>
   new Set(value).size === value.length &&
   value.every((m) => (COMPACTION_METHODS as readonly unknown[]).includes(m));
 
-/** check and the words used in an error for each key ("expected <words>, got …") */
+/** A key's check, and the words an error uses for it ("expected <words>, got …"). */
+type Rule = readonly [Check, string];
+const BOOLEAN: Rule = [isBoolean, "true or false"];
+const POSITIVE_INT: Rule = [isPositiveInt, "a positive integer"];
+const nonNegativeInt = (note = ""): Rule => [isNonNegativeInt, `a non-negative integer${note}`];
+const MODEL_REF: Rule = [isModelRef, 'a "provider/model-id" string'];
+
 const KEYS = {
   compaction: {
-    enabled: [isBoolean, "true or false"],
-    reserveTokens: [isPositiveInt, "a positive integer"],
-    keepRecentTokens: [isPositiveInt, "a positive integer"],
-    autoContinue: [isBoolean, "true or false"],
+    enabled: BOOLEAN,
+    reserveTokens: POSITIVE_INT,
+    keepRecentTokens: POSITIVE_INT,
+    autoContinue: BOOLEAN,
     remoteEndpoint: [isHttpUrl, "an http(s) URL"],
     models: [isModelList, 'a list of "provider/model-id" strings'],
     thresholdPercent: [isPercent, "a percentage above 0 and at most 100"],
-    thresholdTokens: [isPositiveInt, "a positive integer"],
+    thresholdTokens: POSITIVE_INT,
     backgroundPercent: [isBackgroundPercent, "a percentage from 0 (off) to below 100"],
-    midTurn: [isBoolean, "true or false"],
-    model: [isModelRef, 'a "provider/model-id" string'],
+    midTurn: BOOLEAN,
+    model: MODEL_REF,
     methods: [isMethodList, 'a non-empty list of distinct methods from "remote", "model", "extractive"'],
   },
-  branchSummary: {
-    enabled: [isBoolean, "true or false"],
-    reserveTokens: [isPositiveInt, "a positive integer"],
-  },
-  retry: {
-    enabled: [isBoolean, "true or false"],
-    maxRetries: [isNonNegativeInt, "a non-negative integer"],
-    baseDelayMs: [isNonNegativeInt, "a non-negative integer (milliseconds)"],
-  },
-  pruning: {
-    maxResultTokens: [isNonNegativeInt, "a non-negative integer (0 turns it off)"],
-    supersededReads: [isBoolean, "true or false"],
-  },
-} as const satisfies Record<keyof Settings, Record<string, readonly [Check, string]>>;
+  branchSummary: { enabled: BOOLEAN, reserveTokens: POSITIVE_INT },
+  retry: { enabled: BOOLEAN, maxRetries: nonNegativeInt(), baseDelayMs: nonNegativeInt(" (milliseconds)") },
+  pruning: { maxResultTokens: nonNegativeInt(" (0 turns it off)"), supersededReads: BOOLEAN },
+} as const satisfies Record<keyof Settings, Record<string, Rule>>;
 
 type Section = keyof typeof KEYS;
 

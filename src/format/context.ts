@@ -66,6 +66,16 @@ export function messageFromEntry(entry: SessionEntry): AgentMessage | undefined 
   }
 }
 
+/** The messages of `path[from…to)`, in order, each as messageFromEntry makes it (entries without one left out). */
+export function messagesOfPath(path: readonly SessionEntry[], from: number, to: number): AgentMessage[] {
+  const messages: AgentMessage[] = [];
+  for (let i = from; i < to; i++) {
+    const message = messageFromEntry(path[i]);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
 /** The model a model_change selects for the default role, in either dialect. */
 export function modelFromChange(entry: ModelChangeEntry): ModelRef | undefined {
   if (entry.role !== undefined && entry.role !== "default") return undefined;

@@ -6,7 +6,7 @@
  */
 import { parseToolCalls, type TranscriptPart } from "./extractive-parse.js";
 import { fileToolCall, fileToolKind } from "./file-tools.js";
-import { checksOf, isInjectedPrompt, isLogLine, proseOf } from "./user-text.js";
+import { checksOf, isInjectedPrompt, isLogLine, linesOutsideFences, proseOf } from "./user-text.js";
 
 export interface FileOperation {
   path: string;
@@ -105,14 +105,9 @@ export function errorLine(output: string, toolName?: string, kind?: FileOperatio
 /** Sentences of prose, code blocks and tables left out. Lines are split at sentence ends. */
 export function sentences(text: string): string[] {
   const out: string[] = [];
-  let inFence = false;
-  for (const raw of text.split("\n")) {
-    if (/^\s*(?:```|~~~)/.test(raw)) {
-      inFence = !inFence;
-      continue;
-    }
+  for (const raw of linesOutsideFences(text)) {
     const line = raw.trim();
-    if (inFence || !line || line.startsWith("|") || line.startsWith("#") || line.startsWith(">")) continue;
+    if (!line || line.startsWith("|") || line.startsWith("#") || line.startsWith(">")) continue;
     const body = line.replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\[[ xX]\]\s*/, "");
     for (const sentence of body.split(/(?<=[.!?。！？])\s+(?=\S)/)) {
       if (sentence.replace(/[`*_]/g, "").trim().length >= 12) out.push(sentence.trim());
@@ -124,13 +119,9 @@ export function sentences(text: string): string[] {
 /** List items of a text ("- x", "1. x"), outside code blocks. */
 export function listItems(text: string): string[] {
   const items: string[] = [];
-  let inFence = false;
-  for (const raw of text.split("\n")) {
-    if (/^\s*(?:```|~~~)/.test(raw)) inFence = !inFence;
-    else if (!inFence) {
-      const match = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?(.+)$/.exec(raw);
-      if (match && match[1].trim().length >= 4) items.push(match[1].trim());
-    }
+  for (const raw of linesOutsideFences(text)) {
+    const match = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?(.+)$/.exec(raw);
+    if (match && match[1].trim().length >= 4) items.push(match[1].trim());
   }
   return items;
 }

@@ -44,18 +44,22 @@ export function isLogLine(line: string): boolean {
   return LOG_LINE.some((pattern) => pattern.test(line));
 }
 
-/** The prose of a message: fenced blocks and pasted log lines left out, line breaks kept. */
-export function proseOf(text: string): string {
+/** The lines of a text outside fenced code blocks (``` or ~~~), the fence lines left out too. */
+export function linesOutsideFences(text: string): string[] {
   const out: string[] = [];
   let inFence = false;
   for (const line of text.split("\n")) {
-    if (/^\s*(?:```|~~~)/.test(line)) {
-      inFence = !inFence;
-      continue;
-    }
-    if (!inFence && !isLogLine(line)) out.push(line);
+    if (/^\s*(?:```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence) out.push(line);
   }
-  return out.join("\n");
+  return out;
+}
+
+/** The prose of a message: fenced blocks and pasted log lines left out, line breaks kept. */
+export function proseOf(text: string): string {
+  return linesOutsideFences(text)
+    .filter((line) => !isLogLine(line))
+    .join("\n");
 }
 
 /** Programs whose first word after them is a subcommand (`npm test`, `cargo build`, `git commit`). */

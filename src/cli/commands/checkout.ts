@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { clip } from "../../messages/preview.js";
 import { type CheckoutPreview, type CheckoutResult, checkoutSession } from "../../ops/checkout.js";
 import { errorText } from "../../util/error-text.js";
-import { type Colors, colors, formatCount, indent, print, printJson, runAction, runInterruptible, warn } from "../output.js";
+import { type Colors, colors, formatCount, indent, print, printJson, runAction, runInterruptible, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 import { startSpinner } from "../spinner.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
 import { loadCommandSettings, summarizerOptionsWithSettings } from "../command-settings.js";
@@ -81,7 +81,7 @@ export function register(program: Command): void {
   const command = program
     .command("checkout")
     .description("move the leaf to an entry (persisted), optionally summarizing the branch being left")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<file>", SESSION_ARGUMENT_HELP)
     .argument("<id>", "entry id (unique prefix accepted)")
     .option("--summarize", "leave a summary of the abandoned branch at the destination")
     .option("--instructions <text>", "extra focus for the summary (added to the branch prompt)")

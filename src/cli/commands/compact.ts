@@ -9,7 +9,7 @@ import type { Command } from "commander";
 import { DEFAULT_COMPACTION_SETTINGS } from "../../compaction/settings.js";
 import { type CompactPlanReport, type CompactReport, type CompactSessionOptions, compactSession } from "../../ops/compact.js";
 import { nonNegativeInteger } from "../numeric-options.js";
-import { type Colors, colors, formatCount, indent, print, printJson, runAction, runInterruptible, warn } from "../output.js";
+import { type Colors, colors, formatCount, indent, print, printJson, runAction, runInterruptible, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 import { startSpinner } from "../spinner.js";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
 import { compactionBudget, loadCommandSettings, summarizerOptionsWithSettings } from "../command-settings.js";
@@ -63,7 +63,7 @@ export function register(program: Command): void {
   const command = program
     .command("compact")
     .description("summarize the older part of the current branch into a compaction entry, keeping recent entries verbatim")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<file>", SESSION_ARGUMENT_HELP)
     .option("--instructions <text>", "what the summary should focus on")
     .option("--keep-recent <tokens>", `estimated tokens kept verbatim (default: compaction.keepRecentTokens of .bonsai/settings.json, else ${DEFAULT_COMPACTION_SETTINGS.keepRecentTokens})`, nonNegativeInteger)
     .option("--reserve <tokens>", `tokens reserved for replies; sizes the summaries (default: compaction.reserveTokens, else ${DEFAULT_COMPACTION_SETTINGS.reserveTokens})`, nonNegativeInteger)

@@ -7,7 +7,7 @@ import { estimateTokens } from "../../compaction/tokens.js";
 import type { AgentMessage, LlmMessage } from "../../format/message-types.js";
 import { clip, contentForDisplay, formatToolCall } from "../../messages/preview.js";
 import { type ContextReport, sessionContextReport } from "../../ops/context.js";
-import { type Colors, colors, formatCount, print, printJson, runAction, warn } from "../output.js";
+import { type Colors, colors, formatCount, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 
 export interface BodyLimits {
   maxLines: number;
@@ -105,7 +105,7 @@ export function register(program: Command): void {
   program
     .command("context")
     .description("what the model would be sent at the current leaf (or --leaf ID)")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<file>", SESSION_ARGUMENT_HELP)
     .option("--leaf <id>", "build the context at this entry instead of the current leaf (unique id prefix accepted)")
     .option("--llm", "show messages after convertToLlm (what the provider receives)")
     .option("--last <n>", "show only the newest N messages (counts and tokens still cover all)", parseCount)

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { parseByteSize } from "../../server/limits.js";
 import { positiveInteger } from "../numeric-options.js";
-import { CliError, formatBytes, progress, runAction, warn } from "../output.js";
+import { CliError, formatBytes, progress, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 
 interface ExportCommandOptions {
   html?: boolean;
@@ -31,7 +31,7 @@ export function register(program: Command): void {
   program
     .command("export")
     .description("write the session as one self-contained HTML page (--html) or as Markdown (--md)")
-    .argument("<location>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<location>", SESSION_ARGUMENT_HELP)
     .option("--html", "the session page: tree, entries, compactions, token timeline, search (works offline)")
     .option("--md", "Markdown of the active path, for pasting into an issue")
     .option("--all", "with --md: every entry of every branch, not only the active path")

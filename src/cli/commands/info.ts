@@ -1,7 +1,8 @@
 /** `bonsai info FILE`: what a session file holds, at a glance (the report is ops/info.ts's). */
 import type { Command } from "commander";
 import { type SessionInfo, sessionInfo } from "../../ops/info.js";
-import { type Colors, colors, formatBytes, formatCount, print, printJson, runAction, warn } from "../output.js";
+import { type Colors, formatBytes, formatCount, warn } from "../output.js";
+import { registerReportCommand } from "../report-command.js";
 
 const list = (counts: Record<string, number>) =>
   Object.entries(counts)
@@ -49,16 +50,11 @@ export function formatInfo(info: SessionInfo, c: Colors): string {
 }
 
 export function register(program: Command): void {
-  program
-    .command("info")
-    .description("format version, entries by type, branches, labels and estimated context tokens")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
-    .option("--json", "print stable JSON")
-    .action(
-      runAction(async (path: string, options: { json?: boolean }) => {
-        const info = await sessionInfo(path, { onWarning: warn });
-        if (options.json) printJson(info);
-        else print(formatInfo(info, colors()));
-      }),
-    );
+  registerReportCommand(program, {
+    name: "info",
+    description: "format version, entries by type, branches, labels and estimated context tokens",
+    json: "print stable JSON",
+    run: (path) => sessionInfo(path, { onWarning: warn }),
+    format: (info, _path, c) => formatInfo(info, c),
+  });
 }

@@ -1,13 +1,13 @@
 /** `bonsai label FILE ID [LABEL]`: sets a label on an entry, or clears it (ops/label.ts). */
 import type { Command } from "commander";
 import { setLabel } from "../../ops/label.js";
-import { colors, print, printJson, runAction, warn } from "../output.js";
+import { colors, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 
 export function register(program: Command): void {
   program
     .command("label")
     .description("set a label on an entry, or clear it when LABEL is left out")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<file>", SESSION_ARGUMENT_HELP)
     .argument("<id>", "entry id (unique prefix accepted)")
     .argument("[label]", "the label; leave out to clear")
     .option("--json", "print stable JSON: {id, label, previous, changed, labelEntryId}")

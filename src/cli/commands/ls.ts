@@ -2,7 +2,8 @@
 import type { Command } from "commander";
 import { listSessionsAt } from "../../storage/open.js";
 import type { SessionSummary } from "../../storage/types.js";
-import { type Colors, colors, formatBytes, formatCount, oneLine, print, printJson, runAction, warn } from "../output.js";
+import { type Colors, formatBytes, formatCount, oneLine, warn } from "../output.js";
+import { registerReportCommand } from "../report-command.js";
 import { plural } from "../plural.js";
 
 /** "2026-01-01 12:00" in UTC: sortable, and the same on every machine. */
@@ -29,16 +30,12 @@ export function formatSessions(store: string, sessions: readonly SessionSummary[
 }
 
 export function register(program: Command): void {
-  program
-    .command("ls")
-    .description("list the sessions in a store: a directory of session files, sqlite:PATH or postgres://…")
-    .argument("<store>", "a directory, sqlite:PATH, or postgres://user@host:port/db (PG* variables fill in the rest)")
-    .option("--json", "print stable JSON: [{id, location, title, cwd, created, updated, bytes, entryCount}], newest first")
-    .action(
-      runAction(async (store: string, options: { json?: boolean }) => {
-        const sessions = await listSessionsAt(store, { onWarning: warn });
-        if (options.json) printJson(sessions);
-        else print(formatSessions(store, sessions, colors()));
-      }),
-    );
+  registerReportCommand(program, {
+    name: "ls",
+    description: "list the sessions in a store: a directory of session files, sqlite:PATH or postgres://…",
+    argument: ["<store>", "a directory, sqlite:PATH, or postgres://user@host:port/db (PG* variables fill in the rest)"],
+    json: "print stable JSON: [{id, location, title, cwd, created, updated, bytes, entryCount}], newest first",
+    run: (store) => listSessionsAt(store, { onWarning: warn }),
+    format: (sessions, store, c) => formatSessions(store, sessions, c),
+  });
 }

@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { DEFAULT_PRUNE_CONFIG, type PruneConfig } from "../../compaction/prune.js";
 import { pruneToolOutput, restoreToolOutput } from "../../ops/prune-report.js";
 import { nonNegativeInteger, positiveCount } from "../numeric-options.js";
-import { colors, print, printJson, runAction, warn } from "../output.js";
+import { colors, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 import { DEFAULT_PRUNE_LIMIT, formatPrune, formatRestore } from "../prune-format.js";
 
 
@@ -25,7 +25,7 @@ export function register(program: Command): void {
   program
     .command("prune")
     .description("replace old, large tool output on the current branch by a notice; the originals are archived and can be restored")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<file>", SESSION_ARGUMENT_HELP)
     .option("--dry-run", "show what would be pruned; write nothing")
     .option("--protect <tokens>", `newest tool output kept whole (default ${DEFAULT_PRUNE_CONFIG.protectTokens})`, nonNegativeInteger)
     .option("--min-savings <tokens>", `prune only when at least this much is saved (default ${DEFAULT_PRUNE_CONFIG.minimumSavings})`, nonNegativeInteger)

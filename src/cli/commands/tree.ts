@@ -5,7 +5,7 @@ import { resolveEntryId } from "../../ops/entry-id.js";
 import { openForReading } from "../../ops/open-session.js";
 import type { SessionManager } from "../../session/manager.js";
 import { positiveCount } from "../numeric-options.js";
-import { colors, print, printJson, runAction, warn } from "../output.js";
+import { colors, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 import { allNodes, renderFlat, renderTree, TREE_LEGEND } from "../tree-view.js";
 import { treeJson } from "../tree-json.js";
 
@@ -32,7 +32,7 @@ export function register(program: Command): void {
   program
     .command("tree")
     .description("the entry tree with labels, compactions, branch summaries and the current leaf")
-    .argument("<file>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<file>", SESSION_ARGUMENT_HELP)
     .option("--json", "print stable JSON: {leafId, nodes: [{id, parentId, type, role, timestamp, preview, children, label}]} depth first")
     .option("--all", "also show bonsai.checkout markers (entries that only record a moved leaf)")
     .option("--branch", "only the active path: the entries from the root to the leaf")

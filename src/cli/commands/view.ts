@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { type Command, InvalidArgumentError } from "commander";
 import { positiveInteger } from "../numeric-options.js";
-import { print, runAction, warn } from "../output.js";
+import { print, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 
 interface ViewCommandOptions {
   port: number;
@@ -40,7 +40,7 @@ export function register(program: Command): void {
   program
     .command("view")
     .description("serve the session page on 127.0.0.1 and update it live as the session grows (read-only)")
-    .argument("<location>", "session file (.jsonl), sqlite:PATH#ID or postgres://…#ID")
+    .argument("<location>", SESSION_ARGUMENT_HELP)
     .option("--port <n>", "port to listen on (0 picks a free one)", port, 0)
     .option("--open", "open the page in the browser")
     .option("--context-window <tokens>", "the model's context window, for the timeline's threshold (default: from the model registry)", positiveInteger)
