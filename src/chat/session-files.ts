@@ -4,10 +4,11 @@
  * with --continue, the newest session file of that directory.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { CliError } from "../util/cli-error.js";
 import { defaultSessionDir, SessionManager } from "../session/manager.js";
 import { formatLocation, parseLocation, type StoreLocation } from "../storage/location.js";
+import { storeOf } from "../storage/stores.js";
 
 /** Whether the file starts with a session header line (the first 64 KB are enough for any header). */
 export function hasSessionHeader(file: string): boolean {
@@ -66,19 +67,21 @@ export interface ChatSessionChoice {
 
 /**
  * The --session location with relative paths made absolute against the working directory, so
- * what the chat prints at the end opens the same session from anywhere. Throws CliError for a
- * location that cannot be parsed.
+ * what the chat prints at the end opens the same session from anywhere, as text to open: the
+ * text as typed when nothing was resolved, because formatLocation leaves a PostgreSQL password
+ * out (SessionManager still reports it without the password). Throws CliError for a location
+ * that cannot be parsed.
  */
-export function chatLocation(cwd: string, text: string): StoreLocation {
-  let where: StoreLocation;
+function chatLocation(cwd: string, text: string): { where: StoreLocation; open: string } {
+  let parsed: StoreLocation;
   try {
-    where = parseLocation(text);
+    parsed = parseLocation(text);
   } catch (error) {
     // Some of these messages quote the location as typed: a PostgreSQL password stays out.
     throw new CliError(`--session ${withoutPasswords((error as Error).message)}`);
   }
-  if (where.kind === "postgres") return where;
-  return { ...where, path: resolve(cwd, where.path) };
+  const where = storeOf(parsed).resolvedAgainst(parsed, cwd);
+  return { where, open: where === parsed ? text.trim() : formatLocation(where) };
 }
 
 /**
@@ -88,19 +91,13 @@ export function chatLocation(cwd: string, text: string): StoreLocation {
 export async function openChatSession(choice: ChatSessionChoice): Promise<{ session: SessionManager; resumed: boolean }> {
   if (choice.session && choice.continue) throw new CliError("--session and --continue cannot be combined: pick one");
   if (choice.session) {
-    const where = chatLocation(choice.cwd, choice.session);
-    if (where.kind === "file") {
-      const session = SessionManager.open(where.path, { onWarning: choice.onWarning });
-      return { session, resumed: session.getEntries().length > 0 };
-    }
+    const { where, open } = chatLocation(choice.cwd, choice.session);
     // The store's own errors are one line each and name the store: "cannot connect to
     // PostgreSQL: …", "cannot open the SQLite store: …", "not a SQLite database", a held lease.
     try {
-      // A database without #ID: a new session under a fresh id, as `bonsai chat` alone starts a new file.
-      if (where.sessionId === undefined) {
-        return { session: await SessionManager.createIn(unredacted(choice.session, where), choice.cwd), resumed: false };
-      }
-      const session = await SessionManager.openUrl(unredacted(choice.session, where), { onWarning: choice.onWarning });
+      // A whole database (no #ID): a new session under a fresh id, as `bonsai chat` alone starts a new file.
+      if (storeOf(where).namesStore(where)) return { session: await SessionManager.createIn(open, choice.cwd), resumed: false };
+      const session = await SessionManager.openUrl(open, { onWarning: choice.onWarning });
       return { session, resumed: session.getEntries().length > 0 };
     } catch (error) {
       // the stores print locations without passwords; a driver's message might not
@@ -115,14 +112,6 @@ export async function openChatSession(choice: ChatSessionChoice): Promise<{ sess
     return { session: SessionManager.open(latest, { onWarning: choice.onWarning }), resumed: true };
   }
   return { session: SessionManager.create(choice.cwd, dir), resumed: false };
-}
-
-/**
- * The location to open: formatLocation leaves a PostgreSQL password out, so a URL that carries
- * one is opened as typed (SessionManager still reports it without the password).
- */
-function unredacted(typed: string, where: StoreLocation): string {
-  return where.kind === "postgres" ? typed.trim() : formatLocation(where);
 }
 
 /** Every `scheme://user:password@` in a message as `scheme://user@` (redactPassword does only the start). */

@@ -88,6 +88,8 @@ export interface DatabaseDriver<K extends DatabaseKind> {
   parseLocation: Store<K>["parseLocation"];
   /** the location as text, password left out */
   format(location: LocationOf<K>): string;
+  /** the location with relative paths resolved (a database file's); none: locations have no paths */
+  resolvedAgainst?: Store<K>["resolvedAgainst"];
   /** the table its archives of pruned output live in, for messages */
   archiveTable: string;
   open<T extends { endsWithNewline: boolean }>(location: LocationOf<K>, key: string, read: SessionRead<T>, options?: OpenSessionOptions): Promise<OpenedSession<T>>;
@@ -124,6 +126,8 @@ export function databaseStore<K extends DatabaseKind>(driver: DatabaseDriver<K>)
     copyTarget: (to, header) => (to.sessionId === undefined ? named(to, header.id) : to),
     fileNameOf: () => undefined,
     sameSession: (a, b) => format(a) === format(b),
+    namesStore: (location) => location.sessionId === undefined,
+    resolvedAgainst: driver.resolvedAgainst ?? ((location) => location),
     open: (location, read, options) => driver.open(location, key(location), read, options),
     openSync: (location, read, options) => driver.openSync(location, key(location), read, options),
     list: driver.list,

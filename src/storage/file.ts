@@ -160,6 +160,8 @@ export const FILE_STORE: Store<"file"> = {
   },
   fileNameOf: (location) => basename(location.path),
   sameSession: (a, b) => resolve(a.path) === resolve(b.path),
+  namesStore: () => false,
+  resolvedAgainst: (location, cwd) => ({ ...location, path: resolve(cwd, location.path) }),
 
   open: async (location, read, options) => openFile(location.path, read, options),
   openSync: (location, read, options) => openFile(location.path, read, options),

@@ -4,6 +4,7 @@
  * (sqlite-schema.ts), sessions and their writer (sqlite-sessions.ts), one writer's lease
  * (sqlite-leases.ts) and archives of pruned tool output (sqlite-archive.ts); this is its Store.
  */
+import { resolve } from "node:path";
 import { databaseStore, splitFragment } from "./database.js";
 import { readSqliteArchive } from "./sqlite-archive.js";
 import { sqliteLocation } from "./sqlite-schema.js";
@@ -29,6 +30,7 @@ export const SQLITE_STORE: Store<"sqlite"> = databaseStore({
   parseLocation: parseSqliteLocation,
   format: (location) => sqliteLocation(location.path, location.sessionId),
   archiveTable: "pruned",
+  resolvedAgainst: (location, cwd) => ({ ...location, path: resolve(cwd, location.path) }),
   open: async (location, key, read, options) => openSqliteSession(location.path, key, read, options),
   openSync: (location, key, read, options) => openSqliteSession(location.path, key, read, options),
   list: async (store) => listSqliteSessions(store.path),

@@ -212,6 +212,10 @@ export interface Store<K extends StoreKind = StoreKind> {
   fileNameOf(location: LocationOf<K>): string | undefined;
   /** Whether two of this store's locations name the same session. */
   sameSession(a: LocationOf<K>, b: LocationOf<K>): boolean;
+  /** Whether the location names a whole store, where a new session takes a fresh id (a database without #ID), rather than one session. */
+  namesStore(location: LocationOf<K>): boolean;
+  /** The location with its relative paths resolved against `cwd`; the same object when it has none. */
+  resolvedAgainst(location: LocationOf<K>, cwd: string): LocationOf<K>;
 
   // ------------------------------------------------------------------ sessions
   /** Opens a session: the writer lease first (unless read-only), then the read, so nothing changes in between. */

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { formatLocation, LocationError, parseLocation, redactPassword, requireSessionId } from "../../src/storage/location.js";
+import { storeOf } from "../../src/storage/stores.js";
 
 describe("parseLocation", () => {
   it("reads plain paths, relative or absolute, and Windows drives as files", () => {
@@ -68,5 +69,26 @@ describe("parseLocation", () => {
   it("asks for a session id where one is needed", () => {
     assert.throws(() => requireSessionId(parseLocation("sqlite:s.db")), /which session\? add #SESSION_ID \(bonsai ls sqlite:s.db/);
     assert.equal(requireSessionId(parseLocation("postgres://h/db#x")), "x");
+  });
+});
+
+describe("what a location names, and its paths", () => {
+  const at = (text: string) => parseLocation(text);
+
+  it("a whole database names a store; a database session or a file names one session", () => {
+    assert.equal(storeOf(at("sqlite:db.sqlite")).namesStore(at("sqlite:db.sqlite")), true);
+    assert.equal(storeOf(at("sqlite:db.sqlite#s1")).namesStore(at("sqlite:db.sqlite#s1")), false);
+    assert.equal(storeOf(at("postgres://u@h/db")).namesStore(at("postgres://u@h/db")), true);
+    assert.equal(storeOf(at("postgres://u@h/db#s1")).namesStore(at("postgres://u@h/db#s1")), false);
+    assert.equal(storeOf(at("s.jsonl")).namesStore(at("s.jsonl")), false);
+  });
+
+  it("relative file and database paths resolve against a directory; a PostgreSQL URL comes back as it is", () => {
+    const file = at("work/s.jsonl");
+    assert.deepEqual(storeOf(file).resolvedAgainst(file, "/home/me"), { kind: "file", path: "/home/me/work/s.jsonl" });
+    const sqlite = at("sqlite:data/db.sqlite#s1");
+    assert.deepEqual(storeOf(sqlite).resolvedAgainst(sqlite, "/home/me"), { kind: "sqlite", path: "/home/me/data/db.sqlite", sessionId: "s1" });
+    const pg = at("postgres://u:secret@h/db#s1");
+    assert.equal(storeOf(pg).resolvedAgainst(pg, "/home/me"), pg);
   });
 });
