@@ -28,6 +28,8 @@ export interface SavingsConfig {
   /** 0 turns the head-and-tail cut off */
   maxResultTokens: number;
   supersededReads: boolean;
+  /** where the cut middle of an oversized result can be found, said in its notice */
+  wholeOutputAt: string;
 }
 
 export const DEFAULT_SAVINGS_CONFIG: Readonly<SavingsConfig> = Object.freeze({
@@ -35,6 +37,7 @@ export const DEFAULT_SAVINGS_CONFIG: Readonly<SavingsConfig> = Object.freeze({
   writeTools: Object.freeze(["write", "edit", "write_file", "edit_file", "multi_edit"]),
   maxResultTokens: 8000,
   supersededReads: true,
+  wholeOutputAt: "the session's prune archive",
 });
 
 type ToolResultEntry = SessionEntry & { type: "message"; message: ToolResultMessage };
@@ -107,21 +110,21 @@ export function planSupersededReads(entries: readonly SessionEntry[], config: Pa
   return [...superseded.values()].sort((a, b) => b.index - a.index);
 }
 
-export function oversizedNotice(cutTokens: number, tokens: number): string {
-  return `[... ${cutTokens} of ${tokens} tokens cut from the middle of this output; the whole output is in the session's prune archive ...]`;
+export function oversizedNotice(cutTokens: number, tokens: number, wholeOutputAt = DEFAULT_SAVINGS_CONFIG.wholeOutputAt): string {
+  return `[... ${cutTokens} of ${tokens} tokens cut from the middle of this output; the whole output is in ${wholeOutputAt} ...]`;
 }
 
 /** The head and tail of a long text with the notice between them, about `maxTokens` in all. */
-export function headAndTail(text: string, tokens: number, maxTokens: number): string {
+export function headAndTail(text: string, tokens: number, maxTokens: number, wholeOutputAt?: string): string {
   const keepChars = Math.max(0, maxTokens * 4 - 200);
   const head = text.slice(0, Math.ceil(keepChars * 0.6));
   const tail = text.slice(text.length - Math.floor(keepChars * 0.4));
   const cut = Math.max(0, tokens - messageTextTokens(head) - messageTextTokens(tail));
-  return `${head}\n\n${oversizedNotice(cut, tokens)}\n\n${tail}`;
+  return `${head}\n\n${oversizedNotice(cut, tokens, wholeOutputAt)}\n\n${tail}`;
 }
 
 /** Results over `maxResultTokens`, cut to their head and tail (images dropped). */
-export function planOversizedResults(entries: readonly SessionEntry[], maxResultTokens: number): SavingCandidate[] {
+export function planOversizedResults(entries: readonly SessionEntry[], maxResultTokens: number, wholeOutputAt?: string): SavingCandidate[] {
   if (!(maxResultTokens > 0)) return [];
   const found: SavingCandidate[] = [];
   for (let index = entries.length - 1; index >= 0; index--) {
@@ -130,7 +133,7 @@ export function planOversizedResults(entries: readonly SessionEntry[], maxResult
     const tokens = estimateTokens(entry.message);
     if (tokens <= maxResultTokens) continue;
     const text = entry.message.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
-    const made = candidate(entry, index, "oversized", headAndTail(text, tokens, maxResultTokens));
+    const made = candidate(entry, index, "oversized", headAndTail(text, tokens, maxResultTokens, wholeOutputAt));
     if (made) found.push(made);
   }
   return found;
@@ -141,6 +144,6 @@ export function planSavings(entries: readonly SessionEntry[], config: Partial<Sa
   const settings = { ...DEFAULT_SAVINGS_CONFIG, ...config };
   const chosen = new Map<number, SavingCandidate>();
   if (settings.supersededReads) for (const c of planSupersededReads(entries, settings)) chosen.set(c.index, c);
-  for (const c of planOversizedResults(entries, settings.maxResultTokens)) if (!chosen.has(c.index)) chosen.set(c.index, c);
+  for (const c of planOversizedResults(entries, settings.maxResultTokens, settings.wholeOutputAt)) if (!chosen.has(c.index)) chosen.set(c.index, c);
   return [...chosen.values()].sort((a, b) => b.index - a.index);
 }

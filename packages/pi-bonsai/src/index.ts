@@ -44,7 +44,7 @@ export default function piBonsai(pi: ExtensionAPI): void {
     const branch = ctx.sessionManager.getBranch() as unknown as SessionEntry[];
     const result = pruneRequest(event.messages as unknown as AgentMessage[], resultEntryIds(branch), {
       prune: {},
-      savings: { maxResultTokens: pruning.maxResultTokens, supersededReads: pruning.supersededReads },
+      savings: { maxResultTokens: pruning.maxResultTokens, supersededReads: pruning.supersededReads, wholeOutputAt: "the session file" },
     });
     lastPruning = { replaced: result.replaced, tokensSaved: result.tokensSaved };
     if (result.replaced === 0) return undefined;
