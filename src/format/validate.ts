@@ -111,20 +111,44 @@ export function isHeader(value: unknown): value is SessionHeader {
  */
 export const MAX_NESTING = 1000;
 
-/** Whether arrays and objects nest more than `limit` levels in `value`; iterative, stops early. */
+/** Below this depth the walk recurses (fast, no allocation); deeper, it goes on with an explicit stack. */
+const RECURSION_DEPTH = 64;
+
+/**
+ * Whether arrays and objects nest more than `limit` levels in `value`; stops early. It runs on
+ * every entry read, so the shallow common case recurses without allocating, and only a value
+ * deeper than RECURSION_DEPTH continues on an explicit stack, which no input can overflow.
+ */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  return typeof value === "object" && value !== null && deeper(value, 0, limit);
+}
+
+function deeper(value: object, depth: number, limit: number): boolean {
+  if (depth >= limit) return true;
+  if (depth >= RECURSION_DEPTH) return deeperOnStack(value, depth, limit);
+  if (Array.isArray(value)) {
+    for (const child of value) if (typeof child === "object" && child !== null && deeper(child, depth + 1, limit)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null && deeper(child, depth + 1, limit)) return true;
+  }
+  return false;
+}
+
+function deeperOnStack(value: object, depth: number, limit: number): boolean {
   const values: unknown[] = [value];
-  const depths: number[] = [0];
+  const depths: number[] = [depth];
   while (values.length > 0) {
     const current = values.pop();
-    const depth = depths.pop()!;
+    const at = depths.pop()!;
     if (typeof current !== "object" || current === null) continue;
-    if (depth >= limit) return true;
-    const children = Array.isArray(current) ? current : Object.values(current);
-    for (const child of children) {
+    if (at >= limit) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
       if (typeof child === "object" && child !== null) {
         values.push(child);
-        depths.push(depth + 1);
+        depths.push(at + 1);
       }
     }
   }

@@ -40,6 +40,11 @@ describe("nesting depth", () => {
     assert.equal(nestsDeeperThan({ a: [{ b: 1 }] }, 3), false);
     assert.equal(nestsDeeperThan({ a: [{ b: {} }] }, 3), true);
     assert.equal(nestsDeeperThan(JSON.parse(nested(200_000)), MAX_NESTING), true);
+    // across the depth where the walk leaves recursion for its own stack, still exact
+    for (const limit of [63, 64, 65, 100]) {
+      assert.equal(nestsDeeperThan(JSON.parse(nested(limit)), limit), false, `${limit} levels within ${limit}`);
+      assert.equal(nestsDeeperThan(JSON.parse(nested(limit + 1)), limit), true, `${limit + 1} levels over ${limit}`);
+    }
   });
 
   it("validateEntry refuses an entry nested deeper than MAX_NESTING, and keeps one at the limit", () => {
