@@ -13,8 +13,8 @@ export interface ReportCommand<T> {
   description: string;
   /** the one argument: its name as commander writes it and its help; default a session location */
   argument?: readonly [string, string];
-  /** help of --json: the shape it prints */
-  json: string;
+  /** help of --json: the shape it prints (default: "print stable JSON") */
+  json?: string;
   run(argument: string): Promise<T>;
   format(report: T, argument: string, c: Colors): string;
 }
@@ -24,7 +24,7 @@ export function registerReportCommand<T>(program: Command, spec: ReportCommand<T
     .command(spec.name)
     .description(spec.description)
     .argument(...(spec.argument ?? SESSION_ARGUMENT))
-    .option("--json", spec.json)
+    .option("--json", spec.json ?? "print stable JSON")
     .action(
       runAction(async (argument: string, options: { json?: boolean }) => {
         const report = await spec.run(argument);

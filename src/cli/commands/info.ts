@@ -53,7 +53,6 @@ export function register(program: Command): void {
   registerReportCommand(program, {
     name: "info",
     description: "format version, entries by type, branches, labels and estimated context tokens",
-    json: "print stable JSON",
     run: (path) => sessionInfo(path, { onWarning: warn }),
     format: (info, _path, c) => formatInfo(info, c),
   });
