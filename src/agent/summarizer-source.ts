@@ -4,9 +4,12 @@
  * set); "model" is the candidate models (`compaction.model`, the current model, then
  * `compaction.models`, minus models too small for the input), each through pi-ai; "extractive"
  * is the offline summary that cannot fail. An injected summarizer stands in for remote and model.
+ * Prompts for a model or an endpoint leave the machine, so they are redacted first
+ * (summarizer/redact.ts); an injected summarizer is the caller's to wrap.
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { CompactionMethod } from "../config/settings.js";
+import { withRedaction } from "../summarizer/redact.js";
 import type { Summarizer } from "../summarizer/types.js";
 import { selectCandidates } from "./candidates.js";
 
@@ -79,10 +82,10 @@ export class SummarizerSource {
 
   private async forModel(model: Model<Api>): Promise<Summarizer> {
     const apiKey = await this.options.getApiKey?.(model.provider);
-    if (this.options.createSummarizer) return this.options.createSummarizer(model, apiKey);
+    if (this.options.createSummarizer) return withRedaction(await this.options.createSummarizer(model, apiKey));
     const { piAiSummarizer } = await import("../summarizer/pi-ai.js");
     // Retries are ours (with fallback to the next model), so the SDK must not retry as well.
-    return piAiSummarizer(model, { apiKey, maxRetries: 0 });
+    return withRedaction(piAiSummarizer(model, { apiKey, maxRetries: 0 }));
   }
 
   private async fixed(): Promise<Summarizer | undefined> {
@@ -92,6 +95,6 @@ export class SummarizerSource {
   private async remote(): Promise<Summarizer | undefined> {
     if (!this.options.remoteEndpoint) return undefined;
     const { remoteSummarizer } = await import("../summarizer/remote.js");
-    return remoteSummarizer({ url: this.options.remoteEndpoint, maxRetries: 0 });
+    return withRedaction(remoteSummarizer({ url: this.options.remoteEndpoint, maxRetries: 0 }));
   }
 }

@@ -48,3 +48,28 @@ describe("SummarizerSource.chain", () => {
     assert.deepEqual(await names(source(["remote", "model", "extractive"], { summarizer: injected })), ["model:p/injected", "extractive:extractive"]);
   });
 });
+
+describe("SummarizerSource redaction", () => {
+  test("prompts for a model leave the machine redacted; the extractive summary and an injected summarizer are left as they are", async () => {
+    const seen: string[] = [];
+    const recording = (m: Model<Api>): Summarizer => ({
+      ...fake(m),
+      summarize: async (request) => {
+        seen.push(request.prompt);
+        return { text: "s" };
+      },
+    });
+    const secret = "deploy with sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123";
+    const src = new SummarizerSource({ methods: ["model"], models: [], resolveModel: (_p, id) => model(id), createSummarizer: recording, onSkip: () => {} });
+    const [first] = await src.chain(model("main"), 1000);
+    await first.summarizer.summarize({ systemPrompt: "s", prompt: secret, maxTokens: 10, purpose: "history" });
+    assert.equal(seen.length, 1, "the model was asked once");
+    assert.doesNotMatch(seen[0], /sk-ant-api03/, "the key is redacted");
+    assert.match(seen[0], /deploy with \[REDACTED:anthropic-key\]/, "the rest of the prompt is kept");
+
+    const injected = recording(model("injected"));
+    const direct = await source(["model"], { summarizer: injected }).chain(model("main"), 1000);
+    await direct[0].summarizer.summarize({ systemPrompt: "s", prompt: secret, maxTokens: 10, purpose: "history" });
+    assert.match(seen[1], /sk-ant-api03/, "an injected summarizer gets the prompt as it is");
+  });
+});

@@ -9,7 +9,7 @@ import type { Settings } from "../../../src/config/settings.js";
 import type { SessionEntry } from "../../../src/format/entry-types.js";
 import { extractiveSummarizer } from "../../../src/summarizer/extractive.js";
 import type { Summarizer } from "../../../src/summarizer/types.js";
-import { redacted, summarizerSource } from "./summarizers.js";
+import { summarizerSource } from "./summarizers.js";
 
 /** What a `session_before_tree` handler may return (pi does not export the type). */
 export interface SessionBeforeTreeResult {
@@ -37,7 +37,7 @@ export function branchSummaryHandler(deps: BranchHandlerDeps) {
     const summarizers: { method: string; summarizer: Summarizer }[] = [];
     if (ctx.model) {
       const source = summarizerSource(settings, ctx, () => {});
-      summarizers.push(redacted({ method: "model", summarizer: await source.forBranch(ctx.model) }));
+      summarizers.push({ method: "model", summarizer: await source.forBranch(ctx.model) });
     }
     summarizers.push({ method: "extractive", summarizer: extractiveSummarizer() });
     let lastError = "";

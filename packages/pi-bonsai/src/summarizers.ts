@@ -4,13 +4,12 @@
  * the remote endpoint when one is set, then `compaction.model`, pi's current model and
  * `compaction.models` (keys from pi's model registry), then the offline extractive summary,
  * which cannot fail. pi resolves models and keys; bonsai only asks. Prompts that leave the
- * machine (every method but the extractive one) are redacted first (src/summarizer/redact.ts).
+ * machine (every method but the extractive one) are redacted by the source itself.
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type MethodSummarizer, SummarizerSource } from "../../../src/agent/summarizer-source.js";
 import type { Settings } from "../../../src/config/settings.js";
-import { withRedaction } from "../../../src/summarizer/redact.js";
 
 export type { MethodSummarizer };
 
@@ -27,7 +26,3 @@ export function summarizerSource(settings: Settings, ctx: Pick<ExtensionContext,
   });
 }
 
-/** The summarizer as it may be sent off the machine: redacted unless it is the local extractive one. */
-export function redacted(entry: MethodSummarizer): MethodSummarizer {
-  return entry.method === "extractive" ? entry : { method: entry.method, summarizer: withRedaction(entry.summarizer) };
-}
