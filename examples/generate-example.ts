@@ -5,7 +5,9 @@
  * user walks away from, ETags, a bug fix, a flaky CI run, a release, then performance, validation,
  * a filter, a health check, Docker and CI, request logs, and a body limit whose first prompt the user
  * rewrites. It uses read, write, edit
- * and bash tool calls, two models, thinking level changes, labels and a session name.
+ * and bash tool calls, two models, thinking level changes, labels and a session name. After the
+ * release the session is compacted once with the offline extractive summary (no model), so the
+ * example shows a compaction boundary and still has plenty to compact.
  *
  *   node --import tsx examples/generate-example.ts [output.jsonl]
  *
@@ -15,7 +17,11 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { compact } from "../src/compaction/compact.js";
+import { prepareCompaction } from "../src/compaction/prepare.js";
+import { DEFAULT_COMPACTION_SETTINGS } from "../src/compaction/settings.js";
 import { SessionManager } from "../src/session/manager.js";
+import { extractiveSummarizer } from "../src/summarizer/extractive.js";
 import { INITIAL_FILES, PROJECT_ROOT } from "./generator/project.js";
 import { OPUS, ScriptClock, SessionRecorder, SONNET, seededRandom } from "./generator/recorder.js";
 import { lint, pagination } from "./generator/story-1.js";
@@ -49,8 +55,16 @@ function useScriptClock(clock: ScriptClock): () => void {
   };
 }
 
+/** A compaction of the branch as `bonsai compact --extractive --keep-recent 8000` would make it (deterministic: no model). */
+async function compactOffline(session: SessionManager): Promise<void> {
+  const preparation = prepareCompaction(session.getBranch(), { ...DEFAULT_COMPACTION_SETTINGS, keepRecentTokens: 8000 });
+  if (!preparation) throw new Error("the example has nothing to compact after the release");
+  const result = await compact(preparation, extractiveSummarizer(), { shortSummary: false });
+  session.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, { ...result.details, method: "extractive" });
+}
+
 /** Records the session into `outFile`; returns its entry count and the project as the session left it. */
-export function generateExample(outFile: string): { entries: number; workspace: Workspace } {
+export async function generateExample(outFile: string): Promise<{ entries: number; workspace: Workspace }> {
   const clock = new ScriptClock(SESSION_START);
   const restoreClock = useScriptClock(clock);
   const dir = mkdtempSync(join(tmpdir(), "bonsai-example-"));
@@ -89,6 +103,7 @@ export function generateExample(outFile: string): { entries: number; workspace: 
     flakyCi(r);
     const done = release(r);
     session.appendLabelChange(done.labeled, "release-0.4.0");
+    await compactOffline(session);
     listPerformance(r);
     validation(r);
     doneFilter(r);
@@ -115,6 +130,6 @@ export function generateExample(outFile: string): { entries: number; workspace: 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename);
 if (invokedDirectly) {
   const out = resolve(process.argv[2] ?? join(import.meta.dirname, "coding-session.jsonl"));
-  const { entries } = generateExample(out);
+  const { entries } = await generateExample(out);
   process.stderr.write(`wrote ${entries} entries to ${out}\n`);
 }

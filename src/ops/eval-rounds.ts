@@ -137,6 +137,18 @@ function metered(summarizer: Summarizer): { summarizer: Summarizer; take(): numb
 
 const summaryTokens = (summary: string) => estimateTokens({ role: "user", content: summary, timestamp: 0 });
 
+/**
+ * The entry as the rounds plan over it: an assistant message without its reported usage. The
+ * session's usage describes the contexts it really sent, not the ones the rounds build with their
+ * own summaries; planning with it would let each summary's length move the cut (through the
+ * usage ratio), and the summarizers would no longer be compared on the same spans.
+ */
+function withoutUsage(entry: SessionEntry): SessionEntry {
+  if (entry.type !== "message" || entry.message.role !== "assistant") return entry;
+  const { usage: _usage, ...message } = entry.message;
+  return { ...entry, message: message as typeof entry.message };
+}
+
 /** Runs the rounds at `points` with one summarizer; a round with nothing to compact is skipped. */
 export async function runRounds(
   path: readonly SessionEntry[],
@@ -152,7 +164,7 @@ export async function runRounds(
   const results: RoundResult[] = [];
   let next = 0;
   for (const [k, point] of points.entries()) {
-    while (next <= point) current.push(path[next++]);
+    while (next <= point) current.push(withoutUsage(path[next++]));
     const plan = planCompaction(current, settings);
     if (!plan.ok) continue;
     const started = now();

@@ -344,7 +344,9 @@ describe("the bundled example", () => {
     assert.ok(info.branchSummaries >= 1);
     assert.ok(info.labels.length >= 3);
     assert.ok(info.entries.byType.model_change >= 2 && info.entries.byType.thinking_level_change >= 2);
-    assert.ok(info.context.estimatedTokens > 25_000, "enough context for compaction to matter");
+    // more than the 20,000 tokens a compaction keeps by default, so `bonsai compact` has work to do
+    assert.ok(info.context.estimatedTokens > 20_000, "enough context for compaction to matter");
+    assert.equal(info.compactions, 1, "and one compaction already, for the page to show a boundary");
     assert.equal(info.loadIssues, 0);
     const session = SessionManager.open(EXAMPLE, { readOnly: true });
     const tools = new Set<string>();
@@ -359,7 +361,7 @@ describe("the bundled example", () => {
   it("is what examples/generate-example.ts writes today (same conversation, ids aside)", async () => {
     const { generateExample } = await import("../../examples/generate-example.js");
     const fresh = join(tmp, "fresh-example.jsonl");
-    generateExample(fresh);
+    await generateExample(fresh);
     const conversation = (path: string) =>
       SessionManager.open(path, { readOnly: true })
         .buildSessionContext()

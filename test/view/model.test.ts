@@ -63,7 +63,10 @@ describe("buildViewModel", () => {
       assert.equal(entry.type, "compaction");
       const path = session.getBranch(compactionId);
       const { kept } = contextSegments(path);
-      const summarized = path.slice(0, kept).filter((e) => messageFromEntry(e) !== undefined);
+      // an iterative compaction stands for what came after the previous one's first kept entry
+      const previous = path.slice(0, -1).findLast((e) => e.type === "compaction") as { firstKeptEntryId: string } | undefined;
+      const start = previous ? path.findIndex((e) => e.id === previous.firstKeptEntryId) : 0;
+      const summarized = path.slice(start, kept).filter((e) => messageFromEntry(e) !== undefined);
       assert.equal(node.compaction?.firstKeptEntryId, path[kept].id);
       assert.equal(node.compaction?.summarizedCount, summarized.length);
       assert.equal(node.compaction?.summarizedFrom, summarized[0].id);
