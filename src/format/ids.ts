@@ -32,17 +32,44 @@ export function generateEntryId(taken: { has(id: string): boolean }): string {
 }
 
 /**
- * The id of an entry that a file does not store (v1 files have none): 8 hex characters of a hash
- * of `material` (the session's header and the entry's content) and the entry's position, so every
- * read of the same file gives the same ids and the ids one command prints work in the next one;
- * migration writes these same ids. An id already given out is never reused: the hash is taken
- * again with an attempt counter, which is as deterministic as the first try.
+ * The id of an entry that a file does not store (v1 files have none): 8 hex characters derived
+ * from `material` (the session's header) and the entry's position, so every read of the same file
+ * gives the same ids and the ids one command prints work in the next one; migration writes these
+ * same ids. An id already given out is never reused: the next attempt is mixed in, which is as
+ * deterministic as the first try. The material is hashed once (sha256) and each id is a cheap mix
+ * of that digest with the position: a v1 file derives one id per line on every open.
  */
 export function derivedEntryId(material: string, position: number, taken: { has(id: string): boolean }): string {
+  const seed = seedOf(material);
   for (let attempt = 0; ; attempt++) {
-    const id = createHash("sha256").update(`${position}:${attempt}\n`).update(material).digest("hex").slice(0, 8);
+    let h = seed[0] ^ Math.imul(position + 1, 0x9e3779b1);
+    h = mix32(h ^ seed[1]);
+    h = mix32(h ^ Math.imul(attempt + 1, 0x85ebca6b) ^ seed[2]);
+    const id = (h >>> 0).toString(16).padStart(8, "0");
     if (!taken.has(id)) return id;
   }
+}
+
+let seedMaterial: string | undefined;
+let seedWords: Uint32Array = new Uint32Array(3);
+
+/** The first three 32-bit words of sha256(material); the last material's words are kept. */
+function seedOf(material: string): Uint32Array {
+  if (material !== seedMaterial) {
+    const digest = createHash("sha256").update(material).digest();
+    seedWords = new Uint32Array([digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8)]);
+    seedMaterial = material;
+  }
+  return seedWords;
+}
+
+/** murmur3's finalizer: every input bit reaches every output bit. */
+function mix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** Session ids are UUIDv7-like: time-ordered, so file names sort by creation. */

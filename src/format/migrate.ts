@@ -1,7 +1,7 @@
 /**
  * Format migration v1 -> v2 -> v3, in place. v1 files are flat lists without ids; v2 renamed
  * nothing yet; v3 renamed the `hookMessage` role to `custom`. Unlike the reference, the new ids are
- * derived from the content and position of each entry (the same on every read, so ids printed by
+ * derived from the session's header and each entry's position (the same on every read, so ids printed by
  * one command work in the next; ARCHITECTURE.md, storage decisions), collision-checked against
  * each other, and v1 `model_change` entries gain the oh-my-pi spelling.
  */
@@ -33,7 +33,7 @@ function migrateV1ToV2(entries: Mutable[]): void {
       entry.version = 2;
       continue;
     }
-    const id = derivedEntryId(`${header}\n${JSON.stringify(entry)}`, position, taken);
+    const id = derivedEntryId(header, position, taken);
     taken.add(id);
     entry.id = id;
     entry.parentId = previousId;
