@@ -169,7 +169,9 @@ describe("the exported example, offline", () => {
     const { page } = await open(url);
     const points = await page.locator("#timeline circle.pt-estimate").evaluateAll((els) => els.map((e) => ({ id: e.getAttribute("data-id")!, tokens: Number(e.getAttribute("data-tokens")) })));
     assert.equal(points.length, model.timeline.length);
-    const turns = model.activePath.filter((id) => model.nodes.find((n) => n.id === id)?.kind === "assistant");
+    // a point per assistant turn, and one per compaction (the example has one, after the release)
+    const turns = model.activePath.filter((id) => ["assistant", "compaction"].includes(model.nodes.find((n) => n.id === id)?.kind ?? ""));
+    assert.ok(turns.some((id) => model.nodes.find((n) => n.id === id)?.kind === "compaction"), "the compaction is on the timeline");
     assert.deepEqual(points.map((p) => p.id), turns);
     for (const point of points) {
       const report = await sessionContextReport(EXAMPLE, { leaf: point.id });
