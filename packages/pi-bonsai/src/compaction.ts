@@ -12,6 +12,7 @@ import { planCompaction } from "../../../src/compaction/prepare.js";
 import type { SessionEntry } from "../../../src/format/entry-types.js";
 import type { Settings } from "../../../src/config/settings.js";
 import type { SessionManager } from "../../../src/session/manager.js";
+import { extractiveSummarizer } from "../../../src/summarizer/extractive.js";
 import { summarizerSource } from "./summarizers.js";
 
 /** What the last compaction through bonsai did, for `/bonsai`. */
@@ -62,7 +63,6 @@ export function compactionHandler(deps: CompactionHandlerDeps) {
       const all = current ? await source.chain(current, requiredTokens) : [];
       if (all.length > 0) return all;
       // no model at all (pi normally refuses earlier): the offline summary still compacts
-      const { extractiveSummarizer } = await import("../../../src/summarizer/extractive.js");
       return [{ method: "extractive" as const, summarizer: extractiveSummarizer() }];
     };
     const sessionManager = { getLocation: () => ctx.sessionManager.getSessionFile() } as unknown as SessionManager;

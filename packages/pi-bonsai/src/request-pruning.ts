@@ -67,5 +67,5 @@ export function pruneRequest(
     replaced++;
   }
   tokensSaved += plan.tokensSaved;
-  return { messages: replaced === 0 ? [...messages] : out, replaced, tokensSaved };
+  return { messages: out, replaced, tokensSaved };
 }
