@@ -8,10 +8,14 @@
  *   npm test -- store chat-e2e    only files whose path contains one of the words
  *
  * Browser tests (`*.browser.test.ts`) are left out: they need a browser and run on their own.
+ * BONSAI_TEST_CONCURRENCY sets how many test files run at once (default: twice the cores, at
+ * least 4: most files spend their time waiting on child processes, servers and timers).
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { bundleCli } from "./test-cli-bundle.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const TEST_DIR = join(ROOT, "test");
@@ -50,17 +54,24 @@ async function main(): Promise<number> {
     }),
   };
   let stopServer: (() => Promise<void>) | undefined;
-  if (!env.BONSAI_TEST_PG_URL && !env.PGHOST) {
+  const startServer = async () => {
+    if (env.BONSAI_TEST_PG_URL || env.PGHOST) return;
     const { startTestServer } = await import("../test/helpers/postgres.js");
     const server = await startTestServer();
     env.BONSAI_TEST_PG_URL = server.url;
     stopServer = server.stop;
-  }
+  };
+  const [, cli] = await Promise.all([startServer(), bundleCli(ROOT)]);
+  env.BONSAI_TEST_CLI = cli.path;
+  execFileSync(process.execPath, [join(ROOT, "packages/pi-bonsai/build.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
+  env.BONSAI_TEST_PI_BONSAI_BUILT = "1";
+  const concurrency = Number(env.BONSAI_TEST_CONCURRENCY) || Math.max(4, 2 * availableParallelism());
 
   const child = spawn(process.execPath, [
       "--import",
       "tsx",
       "--test",
+      `--test-concurrency=${concurrency}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       "--test-reporter=./scripts/test-counts.mjs",
@@ -73,6 +84,7 @@ async function main(): Promise<number> {
   process.on("SIGTERM", () => forward("SIGTERM"));
   const code = await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 1 : 0))));
   await stopServer?.();
+  cli.remove();
   return code;
 }
 

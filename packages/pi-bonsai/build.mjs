@@ -2,7 +2,7 @@
 // with no dependencies at all: no native build, no database driver, no server. pi's own packages
 // stay external (pi hands its copies to extensions); the database drivers are only loaded for
 // database locations, which the extension never opens, so they stay external and absent.
-import { copyFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -28,17 +28,29 @@ const piPackagesFromPi = {
     }));
   },
 };
-rmSync(join(here, "dist"), { recursive: true, force: true });
-await build({
-  entryPoints: [join(here, "src/index.ts")],
-  outfile: join(here, "dist/index.js"),
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  external: ["better-sqlite3", "pg", "fastify"],
-  plugins: [piPackagesFromPi],
-  legalComments: "none",
-  logLevel: "warning",
-});
-copyFileSync(join(here, "../../LICENSE"), join(here, "LICENSE"));
+// Each output is written beside its place and renamed over it, so that a test or a `pi` reading the
+// package while another build runs (test files build it concurrently) sees the old file or the new
+// one, never a half-written or missing one.
+const dist = join(here, "dist");
+mkdirSync(dist, { recursive: true });
+const temp = `.index.js.${process.pid}-${Date.now()}.tmp`;
+try {
+  await build({
+    entryPoints: [join(here, "src/index.ts")],
+    outfile: join(dist, temp),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: ["better-sqlite3", "pg", "fastify"],
+    plugins: [piPackagesFromPi],
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  renameSync(join(dist, temp), join(dist, "index.js"));
+} finally {
+  rmSync(join(dist, temp), { force: true });
+}
+const license = join(here, `.LICENSE.${process.pid}.tmp`);
+copyFileSync(join(here, "../../LICENSE"), license);
+renameSync(license, join(here, "LICENSE"));

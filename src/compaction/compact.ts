@@ -80,13 +80,22 @@ export function serializeParts(messages: readonly AgentMessage[], maxToolResultC
 }
 
 
+/** A span of the conversation that compact() summarizes on its own. */
+type Span = "history" | "turn prefix";
+
 /**
- * A summarizer failure as the caller sees it: the user's cancellation stays one, anything else
- * (a summarizer's own timeout included) gets the prefix saying which summary failed.
+ * The failure of one or both spans as the caller sees it: the user's cancellation stays one;
+ * otherwise every failed span is named, history first, and one error shared by both is said once.
+ * The message never depends on which of two parallel calls failed first.
  */
-function failure(error: unknown, prefix: string, userSignal: AbortSignal | undefined): Error {
+export function spanFailure(failures: readonly { span: Span; error: unknown }[], userSignal: AbortSignal | undefined): Error {
   if (userSignal?.aborted) return new SummarizationAbortedError();
-  return new Error(`${prefix}: ${errorText(error)}`, { cause: error });
+  const cause = failures[0]?.error;
+  const texts = failures.map((f) => errorText(f.error));
+  const label = (span: Span) => (span === "history" ? "Summarization failed" : "Turn prefix summarization failed");
+  if (failures.length === 1) return new Error(`${label(failures[0].span)}: ${texts[0]}`, { cause });
+  if (texts.every((t) => t === texts[0])) return new Error(`Summarization failed (history and turn prefix): ${texts[0]}`, { cause });
+  return new Error(failures.map((f, i) => `${i === 0 ? label(f.span) : label(f.span).toLowerCase()}: ${texts[i]}`).join("; "), { cause });
 }
 
 function nonEmpty(result: SummarizeResult): SummarizeResult {
@@ -103,8 +112,8 @@ export async function compact(
   if (userSignal?.aborted) throw new SummarizationAbortedError();
   if (!preparation.firstKeptEntryId) throw new Error("First kept entry has no id: run `bonsai migrate` on the session first");
 
-  // One controller for this compaction: the user's abort reaches every call, and when one of two
-  // parallel calls fails, the other is stopped instead of running on for nothing.
+  // One controller for this compaction: the user's abort reaches every call. A failing span does not
+  // stop the other, so that the error names every span that fails (spanFailure).
   const controller = new AbortController();
   const abort = () => controller.abort();
   userSignal?.addEventListener("abort", abort, { once: true });
@@ -133,21 +142,14 @@ async function run(
   const previousSummary = previousGuard ? previousGuard.body : storedPrevious;
   const extraContext = options.extraContext ?? [];
 
-  // One span of the conversation, summarized with this run's summarizer, reasoning and signal: a
-  // failure aborts the other span running beside it and is reported under `prefix`.
+  // One span of the conversation, summarized with this run's summarizer, reasoning and signal.
   const summarizeSpan = async (
     messages: readonly AgentMessage[],
     prompts: Pick<ConversationSummaryRequest, "buildPrompt" | "buildChunkPrompt" | "buildMergePrompt">,
     span: Pick<ConversationSummaryRequest, "maxTokens" | "purpose">,
-    prefix: string,
   ): Promise<SummarizeResult> => {
-    try {
-      const parts = serializeParts(messages, options.maxToolResultChars);
-      return nonEmpty(await summarizeConversation({ summarizer, systemPrompt: COMPACTION_SYSTEM_PROMPT, parts, ...prompts, ...span, reasoning, signal }));
-    } catch (error) {
-      controller.abort();
-      throw failure(error, prefix, userSignal);
-    }
+    const parts = serializeParts(messages, options.maxToolResultChars);
+    return nonEmpty(await summarizeConversation({ summarizer, systemPrompt: COMPACTION_SYSTEM_PROMPT, parts, ...prompts, ...span, reasoning, signal }));
   };
 
   const history = (): Promise<SummarizeResult> =>
@@ -174,7 +176,6 @@ async function run(
           }),
       },
       { maxTokens: budgets.history, purpose: "history" },
-      "Summarization failed",
     );
 
   const turnPrefix = (): Promise<SummarizeResult> =>
@@ -186,7 +187,6 @@ async function run(
         buildMergePrompt: (partialSummaries) => assembleSummaryPrompt({ partialSummaries, instructions: MERGE_TURN_PREFIX_PROMPT }),
       },
       { maxTokens: budgets.turnPrefix, purpose: "turn-prefix" },
-      "Turn prefix summarization failed",
     );
 
   // Nothing older to summarize: keep what the previous compaction said (docs/ARCHITECTURE.md, decision 2).
@@ -198,11 +198,23 @@ async function run(
   let summary: string;
   let remoteShortSummary: string | undefined;
   if (preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0) {
-    const [older, prefix] = await Promise.all([olderHistory(), turnPrefix()]);
-    summary = `${older.text}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${prefix.text}`;
-    remoteShortSummary = older.shortSummary;
+    // Both spans run to their end, so a failure names every span that failed, whichever failed first.
+    const [older, prefix] = await Promise.allSettled([olderHistory(), turnPrefix()]);
+    if (older.status === "rejected" || prefix.status === "rejected") {
+      throw spanFailure(
+        [
+          ...(older.status === "rejected" ? [{ span: "history" as const, error: older.reason }] : []),
+          ...(prefix.status === "rejected" ? [{ span: "turn prefix" as const, error: prefix.reason }] : []),
+        ],
+        userSignal,
+      );
+    }
+    summary = `${older.value.text}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${prefix.value.text}`;
+    remoteShortSummary = older.value.shortSummary;
   } else {
-    const older = await olderHistory();
+    const older = await olderHistory().catch((error: unknown) => {
+      throw spanFailure([{ span: "history", error }], userSignal);
+    });
     summary = older.text;
     remoteShortSummary = older.shortSummary;
   }

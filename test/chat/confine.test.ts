@@ -149,19 +149,36 @@ test("a hard link to an outside file is neither read nor written", async () => {
   assert.equal(readFileSync(join(outside, "hl.txt"), "utf8"), "SECRET hard");
 });
 
-/** A process that opens `fifo` for writing (or reading) after `delay` s, ending the block of a reader (writer) stuck on it. */
-function unblocker(fifo: string, as: "writer" | "reader", delay: number): ChildProcess {
+/**
+ * A process that opens `fifo` for writing (or reading) after `delay` s, ending the block of a reader
+ * (writer) stuck on it. It leads its own process group, so `stop` ends the shell and its `sleep`
+ * together and resolves only once the shell is gone: a shell left running would later open `$1`
+ * again, creating a plain file in a folder being removed (the ENOTEMPTY race this once had).
+ */
+function unblocker(fifo: string, as: "writer" | "reader", delay: number): { stop: () => Promise<void> } {
   const script = as === "writer" ? `sleep ${delay}; exec 3>"$1"; sleep 0.1` : `sleep ${delay}; exec 3<"$1"; sleep 0.1`;
-  return spawn("timeout", ["5", "bash", "-c", script, "bash", fifo], { stdio: "ignore" });
+  const child: ChildProcess = spawn("bash", ["-c", script, "bash", fifo], { stdio: "ignore", detached: true });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  return {
+    stop: async () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // the group has already ended
+      }
+      await exited;
+    },
+  };
 }
 
 test("a named pipe (FIFO) is refused at once by read, write and edit", async (t) => {
   const fifo = join(cwd, "pipe");
   execFileSync("mkfifo", [fifo]);
-  const helpers: ChildProcess[] = [];
-  t.after(() => {
-    for (const h of helpers) h.kill("SIGKILL");
-  });
+  const helpers: { stop: () => Promise<void> }[] = [];
+  t.after(() => Promise.all(helpers.map((h) => h.stop())));
   for (const [tool, args, as] of [
     ["read", { path: "pipe" }, "writer"],
     ["edit", { path: "pipe", oldText: "a", newText: "b" }, "writer"],

@@ -11,13 +11,13 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { NO_MODEL_MESSAGE } from "../../src/chat/model.js";
 import { chatWorld, lastText } from "../helpers/chat-e2e.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 const run = promisify(execFile);
-const MAIN = resolve(import.meta.dirname, "../..", "src/cli/main.ts");
 
 test("without a model, bonsai chat exits 1 with one line saying how to configure one", async () => {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: "/nonexistent-home" };
-  await assert.rejects(run(process.execPath, ["--import", "tsx", MAIN, "chat"], { env, cwd: resolve(import.meta.dirname, "../..") }), (error: unknown) => {
+  await assert.rejects(run(process.execPath, [...BONSAI_ARGS, "chat"], { env, cwd: resolve(import.meta.dirname, "../..") }), (error: unknown) => {
     const e = error as { code: number; stderr: string };
     assert.equal(e.code, 1);
     assert.equal(e.stderr, `bonsai: ${NO_MODEL_MESSAGE}\n`);

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -40,7 +41,7 @@ test("inspection commands and chat --help load neither pi-tui nor the model libr
 });
 
 test("chat --help says --session takes a file or a database location, and --continue finds files only", async () => {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", MAIN, "chat", "--help"], { cwd: ROOT });
+  const { stdout } = await run(process.execPath, [...BONSAI_ARGS, "chat", "--help"], { cwd: ROOT });
   const help = stdout.replace(/\s+/g, " ");
   assert.match(help, /--session <location> open this session: a file, sqlite:PATH#ID or postgres:\/\/…#ID \(a new session starts there when it does not exist/);
   assert.match(help, /-c, --continue resume the most recent session file of this directory/);

@@ -7,6 +7,7 @@ import { after, describe, it } from "node:test";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/session-builders.js";
 import { EXAMPLE } from "../helpers/view-sessions.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 describe("bonsai view", () => {
   it("prints its address, serves the page, warns in one line when no browser can be opened, and stops on Ctrl-C", async () => {
@@ -14,7 +15,7 @@ describe("bonsai view", () => {
     const { dir, cleanup } = tempDir();
     after(cleanup);
     symlinkSync(process.execPath, join(dir, "node"));
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "view", EXAMPLE, "--open", "--context-window", "200000"], {
+    const child = spawn(process.execPath, [...BONSAI_ARGS, "view", EXAMPLE, "--open", "--context-window", "200000"], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: "1", PATH: dir },
     });
@@ -43,7 +44,7 @@ describe("bonsai view", () => {
   });
 
   it("refuses a port out of range as a usage error", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "view", EXAMPLE, "--port", "70000"], { cwd: ROOT });
+    const child = spawn(process.execPath, [...BONSAI_ARGS, "view", EXAMPLE, "--port", "70000"], { cwd: ROOT });
     let stderr = "";
     child.stderr.on("data", (d) => {
       stderr += d;

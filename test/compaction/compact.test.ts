@@ -173,17 +173,50 @@ describe("compact: split turns", () => {
     assert.ok(result.summary.startsWith(`${NO_PRIOR_HISTORY}\n\n---\n\n${SPLIT_TURN_HEADING}\n\nPREFIX`));
   });
 
-  it("a failing turn prefix fails the compaction and stops the history call", async () => {
-    let historySignal: AbortSignal | undefined;
-    const summarizer = fakeSummarizer((r) => {
-      if (r.purpose === "history") {
-        historySignal = r.signal;
-        return hangUntilAborted(r);
-      }
+  it("a failing turn prefix fails the compaction, named alone when the history succeeds", async () => {
+    const summarizer = fakeSummarizer(async (r) => {
+      if (r.purpose === "history") return new Promise<string>((resolve) => setTimeout(() => resolve("HISTORY"), 20));
       throw new Error("overloaded");
     });
     await assert.rejects(compact(splitPreparation(true), summarizer), { message: "Turn prefix summarization failed: overloaded" });
-    assert.equal(historySignal?.aborted, true);
+  });
+
+  it("when both spans fail, the error names each, history first, whichever failed first", async () => {
+    for (const historyDelay of [0, 20]) {
+      const summarizer = fakeSummarizer(async (r) => {
+        if (r.purpose === "history") {
+          await new Promise((resolve) => setTimeout(resolve, historyDelay));
+          throw new Error("timed out");
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20 - historyDelay));
+        throw new Error("overloaded");
+      });
+      await assert.rejects(compact(splitPreparation(true), summarizer), {
+        message: "Summarization failed: timed out; turn prefix summarization failed: overloaded",
+      });
+    }
+  });
+
+  it("one error shared by both spans is said once, and the same whichever span failed first", async () => {
+    for (const historyDelay of [0, 20]) {
+      const summarizer = fakeSummarizer(async (r) => {
+        await new Promise((resolve) => setTimeout(resolve, r.purpose === "history" ? historyDelay : 20 - historyDelay));
+        throw new Error("connect ECONNREFUSED 127.0.0.1:9");
+      });
+      await assert.rejects(compact(splitPreparation(true), summarizer), {
+        message: "Summarization failed (history and turn prefix): connect ECONNREFUSED 127.0.0.1:9",
+      });
+    }
+  });
+
+  it("the user's abort while one span hangs cancels the compaction", async () => {
+    const controller = new AbortController();
+    const summarizer = fakeSummarizer((r) => {
+      if (r.purpose === "history") return hangUntilAborted(r);
+      setTimeout(() => controller.abort(), 5);
+      throw new Error("overloaded");
+    });
+    await assert.rejects(compact(splitPreparation(true), summarizer, { signal: controller.signal }), SummarizationAbortedError);
   });
 });
 

@@ -10,10 +10,10 @@ import { after, describe, test } from "node:test";
 import { configuredSummarizer, modelFromEnvironment } from "../../src/config/environment.js";
 import { resolveSettings } from "../../src/config/settings.js";
 import { SessionManager } from "../../src/session/manager.js";
-import { ROOT } from "../helpers/cli.js";
 import { a, messageOf, text, u } from "../helpers/paths.js";
 import { tempDir } from "../helpers/session-builders.js";
 import { startScriptedServer } from "../helpers/sse-server.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 describe("configuredSummarizer", () => {
   const env = { BONSAI_BASE_URL: "http://127.0.0.1:9/v1", BONSAI_MODEL_ID: "qwen", BONSAI_MODEL: "anthropic/claude-haiku-4-5" };
@@ -41,8 +41,7 @@ function bonsai(args: string[], cwd: string, env: Record<string, string>): Promi
   return new Promise((done) => {
     execFile(
       process.execPath,
-      // run from the project directory: tsx is found from here, not from there
-      ["--import", import.meta.resolve("tsx"), join(ROOT, "src/cli/main.ts"), ...args],
+      [...BONSAI_ARGS, ...args],
       { cwd, env: { ...process.env, NO_COLOR: "1", BONSAI_BASE_URL: "", BONSAI_MODEL: "", ...env } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

@@ -5,10 +5,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { BONSAI_ARGS } from "./bonsai-bin.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
-const MAIN = join(ROOT, "src/cli/main.ts");
 const ENV = { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "" };
 
 export interface CliRun {
@@ -22,7 +22,7 @@ export function runBonsai(args: readonly string[]): Promise<CliRun> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", MAIN, ...args],
+      [...BONSAI_ARGS, ...args],
       { cwd: ROOT, env: ENV, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
     );
@@ -35,7 +35,7 @@ export function runBonsai(args: readonly string[]): Promise<CliRun> {
  */
 export function spawnBonsai(args: readonly string[], started: (child: ChildProcess) => void): Promise<CliRun> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, env: ENV });
+    const child = spawn(process.execPath, [...BONSAI_ARGS, ...args], { cwd: ROOT, env: ENV });
     started(child);
     let stdout = "";
     let stderr = "";

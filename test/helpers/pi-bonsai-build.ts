@@ -5,7 +5,9 @@ import { fileURLToPath } from "node:url";
 
 export const PI_BONSAI_DIR = fileURLToPath(new URL("../../packages/pi-bonsai", import.meta.url));
 
-let built = false;
+// `npm test` builds it once before any test file starts (scripts/test.ts) and says so here, so
+// that concurrent test files do not each build it; a file run on its own builds it itself.
+let built = process.env.BONSAI_TEST_PI_BONSAI_BUILT === "1";
 
 export function buildPiBonsai(): void {
   if (built) return;

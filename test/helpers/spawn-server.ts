@@ -1,4 +1,4 @@
-/** Runs a server in a child process and waits for the JSON log line that gives its URL. */
+/** Runs a server in a child process (`node ARGS…`) and waits for the JSON log line that gives its URL. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 
@@ -14,7 +14,7 @@ export interface ChildServer {
 }
 
 export function spawnServer(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<ChildServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+  const child = spawn(process.execPath, args, {
     cwd: REPO_DIR,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,5 +1,5 @@
 /**
- * Drives the real `bonsai chat` in a terminal: a pseudo-terminal from node-pty runs the program,
+ * Drives the real `bonsai chat` in a terminal: a pseudo-terminal from node-pty (@lydell/node-pty: binaries inside npm packages) runs the program,
  * its output is fed into a headless xterm (@xterm/headless), and the screen is read from that
  * terminal's buffer. Keys are written to the pty as the bytes a real xterm sends for them; the
  * terminal's own answers to the program's queries (cursor position, device attributes, …) go
@@ -9,13 +9,9 @@
  * shell around the program used to), so tests can wait for it.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import xterm from "@xterm/headless";
-import { type IDisposable, type IPty, spawn } from "node-pty";
-
-const ROOT = resolve(import.meta.dirname, "..", "..");
-const MAIN = resolve(ROOT, "src/cli/main.ts");
-const TSX = import.meta.resolve("tsx");
+import { type IDisposable, type IPty, spawn } from "@lydell/node-pty";
+import { BONSAI_ARGS } from "./bonsai-bin.js";
 
 type XTerm = InstanceType<typeof xterm.Terminal>;
 
@@ -209,7 +205,7 @@ export class ChatTerminal {
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", LC_ALL: "C.UTF-8", ...options.env };
     const term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 2000 });
     // node-pty adds PWD (= cwd) to the environment, as a shell would.
-    const pty = spawn(process.execPath, ["--import", TSX, MAIN, "chat", ...options.args], {
+    const pty = spawn(process.execPath, [...BONSAI_ARGS, "chat", ...options.args], {
       name: env.TERM,
       cols,
       rows,

@@ -12,6 +12,7 @@ import { piAiSummarizer } from "../../src/summarizer/pi-ai.js";
 import { remoteSummarizer } from "../../src/summarizer/remote.js";
 import { SummarizationAbortedError, type SummarizeRequest, type Summarizer } from "../../src/summarizer/types.js";
 import { spawnServer } from "../helpers/spawn-server.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 const CONVERSATION = [
   "[User]: Rename the flag --keep to --keep-recent. Never break existing scripts.",
@@ -285,7 +286,7 @@ describe("server over a real socket on 127.0.0.1", () => {
 
 describe("bonsai serve as a process", () => {
   it("finishes in-flight requests on SIGTERM, then exits 0", async () => {
-    const server = await spawnServer(["test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "600", MAX_CONCURRENT: "8" });
+    const server = await spawnServer(["--import", "tsx", "test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "600", MAX_CONCURRENT: "8" });
     const inFlight = Array.from({ length: 4 }, () =>
       fetch(`${server.url}/summarize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body()) }),
     );
@@ -305,7 +306,7 @@ describe("bonsai serve as a process", () => {
   });
 
   it("bonsai serve --extractive serves, and refuses 0.0.0.0 without a token", async () => {
-    const server = await spawnServer(["src/cli/main.ts", "serve", "--port", "0", "--extractive"], { BONSAI_SERVER_TOKEN: "" });
+    const server = await spawnServer([...BONSAI_ARGS, "serve", "--port", "0", "--extractive"], { BONSAI_SERVER_TOKEN: "" });
     try {
       const response = await fetch(`${server.url}/summarize`, {
         method: "POST",
@@ -319,7 +320,7 @@ describe("bonsai serve as a process", () => {
       assert.equal(await server.exited, 0);
     }
     await assert.rejects(
-      spawnServer(["src/cli/main.ts", "serve", "--port", "0", "--host", "0.0.0.0", "--extractive"], { BONSAI_SERVER_TOKEN: "" }),
+      spawnServer([...BONSAI_ARGS, "serve", "--port", "0", "--host", "0.0.0.0", "--extractive"], { BONSAI_SERVER_TOKEN: "" }),
       /exited with 1 before listening: bonsai: refusing to listen on 0\.0\.0\.0 without a token/,
     );
   });

@@ -51,7 +51,7 @@ const statuses = (r: AutocannonResult) => Object.keys(r.statusCodeStats).sort();
 
 describe("server under load", () => {
   it("sheds overload with 429s, stays up, and keeps memory flat", async () => {
-    const server = await spawnServer(["test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "50", MAX_CONCURRENT: "4" });
+    const server = await spawnServer(["--import", "tsx", "test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "50", MAX_CONCURRENT: "4" });
     const pid = server.child.pid!;
     try {
       await autocannon(server.url, 16, 1); // warm-up: JIT, pools, buffers
@@ -93,7 +93,7 @@ describe("server under load", () => {
   });
 
   it("loses no accepted request when SIGTERM arrives under load", async () => {
-    const server = await spawnServer(["test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "200", MAX_CONCURRENT: "8" });
+    const server = await spawnServer(["--import", "tsx", "test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "200", MAX_CONCURRENT: "8" });
     const running = autocannon(server.url, 16, 3);
     await new Promise((r) => setTimeout(r, 1000));
     server.child.kill("SIGTERM");

@@ -12,6 +12,7 @@ import { after, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/manager.js";
 import { ROOT, runBonsai } from "../helpers/cli.js";
 import { tempDir, userMsg } from "../helpers/session-builders.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 const temp = tempDir();
 after(() => {
@@ -39,7 +40,7 @@ describe("clear errors and no leftovers", () => {
     try {
       // root ignores permissions: run the command as an unprivileged user then
       const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-      const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "label", file, "00ce59c6", "x"], {
+      const run = spawnSync(process.execPath, [...BONSAI_ARGS, "label", file, "00ce59c6", "x"], {
         cwd: ROOT,
         encoding: "utf8",
         env: { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "", TSX_TSCONFIG_PATH: join(ROOT, "tsconfig.json") },

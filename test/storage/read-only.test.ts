@@ -14,6 +14,7 @@ import Database from "better-sqlite3";
 import { SessionManager } from "../../src/session/manager.js";
 import { ROOT, runBonsai } from "../helpers/cli.js";
 import { tempDir, userMsg } from "../helpers/session-builders.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 const temp = tempDir();
 after(() => {
@@ -24,7 +25,7 @@ const digest = (file: string) => createHash("sha256").update(readFileSync(file))
 
 /** Runs bonsai as an unprivileged user when this process is root (root ignores permissions). */
 function bonsaiAsUser(args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), ...args], {
+  return spawnSync(process.execPath, [...BONSAI_ARGS, ...args], {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "" },

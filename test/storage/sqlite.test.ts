@@ -14,6 +14,7 @@ import { listSqliteSessions, openSqliteDatabase, SQLITE_SCHEMA_VERSION, sqliteDr
 import { StoreVersionError } from "../../src/storage/types.js";
 import { ROOT } from "../helpers/cli.js";
 import { sessionLines, storeContract } from "../helpers/store-contract.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -200,7 +201,7 @@ Module._load = function (request, ...rest) {
 };`,
     );
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ["--require", preload, "--import", "tsx", join(ROOT, "src/cli/main.ts"), ...args], {
+      spawnSync(process.execPath, ["--require", preload, ...BONSAI_ARGS, ...args], {
         cwd: ROOT,
         encoding: "utf8",
         env: { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "" },

@@ -18,6 +18,7 @@ import { launchBrowser } from "../helpers/browser.js";
 import { ROOT, runBonsai } from "../helpers/cli.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
 import { compactedExample, EXAMPLE, largeSession } from "../helpers/view-sessions.js";
+import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
 
 const { dir, cleanup } = tempDir();
 let browser: Browser;
@@ -277,7 +278,7 @@ describe("a large session", () => {
 
 /** `bonsai view FILE` as a user runs it; resolves once it printed its address. */
 async function startView(file: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "view", file, "--port", "0", "--context-window", "200000"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } });
+  const child: ChildProcess = spawn(process.execPath, [...BONSAI_ARGS, "view", file, "--port", "0", "--context-window", "200000"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } });
   let stderr = "";
   child.stderr!.on("data", (d) => {
     stderr += d;
