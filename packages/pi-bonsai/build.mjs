@@ -42,7 +42,7 @@ try {
     platform: "node",
     format: "esm",
     target: "node20",
-    external: ["better-sqlite3", "pg", "fastify"],
+    external: ["libsql", "pg", "fastify"],
     plugins: [piPackagesFromPi],
     legalComments: "none",
     logLevel: "warning",

@@ -21,10 +21,7 @@ import { register as registerPrune } from "./commands/prune.js";
 import { register as registerServe } from "./commands/serve.js";
 import { register as registerTree } from "./commands/tree.js";
 import { register as registerView } from "./commands/view.js";
-import { printJsonError, reportError } from "./output.js";
-
-/** Exit code of a usage error (unknown command or option, missing argument). */
-const USAGE_ERROR = 2;
+import { printJsonError, reportError, USAGE_ERROR } from "./output.js";
 
 function packageVersion(): string {
   try {
@@ -38,7 +35,7 @@ function packageVersion(): string {
 export function buildProgram(): Command {
   const program = new Command("bonsai")
     .description("inspect, compact and repair LLM agent session files (pi / oh-my-pi JSONL)")
-    .version(packageVersion(), "-V, --version")
+    .version(packageVersion(), "-v, --version")
     .showSuggestionAfterError(true)
     .configureOutput({
       // commander's own errors, as one line in the same shape as every other failure
@@ -69,10 +66,15 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** `bonsai -V` as well as `-v`: commander takes one short flag per option, and both are common. */
+function withVersionAlias(argv: readonly string[]): string[] {
+  return argv.length === 3 && argv[2] === "-V" ? [argv[0], argv[1], "-v"] : [...argv];
+}
+
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(withVersionAlias(argv));
   } catch (error) {
     if (error instanceof CommanderError) {
       // help and version exit 0; everything else commander rejects is a usage error

@@ -5,10 +5,13 @@
 import { OperationCancelledError } from "../ops/cancelled.js";
 import { SessionFileError } from "../storage/load.js";
 import { SessionLockedError } from "../storage/lock.js";
-import { CliError } from "../util/cli-error.js";
+import { CliError, UsageError } from "../util/cli-error.js";
 import { connectionErrorText, FetchFailures, isConnectionError } from "../chat/connection-error.js";
 
-export { CliError } from "../util/cli-error.js";
+export { CliError, UsageError } from "../util/cli-error.js";
+
+/** Exit code of a usage error (unknown command or option, missing argument, options that exclude each other). */
+export const USAGE_ERROR = 2;
 export { type Colors, colors, useColor } from "../util/colors.js";
 
 /** Stable JSON: two-space indentation, one trailing newline, key order as the caller built it. */
@@ -90,11 +93,13 @@ function failureLine(error: unknown): string {
 
 /**
  * What kind of failure, for `--json` callers: a SessionFileError's code (NOT_FOUND, BAD_HEADER…),
- * LOCKED, an fs error's code (EACCES…), INVALID_INPUT for any other one-line error, INTERNAL for a bug.
+ * LOCKED, an fs error's code (EACCES…), USAGE for a usage error, INVALID_INPUT for any other one-line
+ * error, INTERNAL for a bug.
  */
 export function errorCode(error: unknown): string {
   if (error instanceof SessionFileError) return error.code;
   if (error instanceof SessionLockedError) return "LOCKED";
+  if (error instanceof UsageError) return "USAGE";
   if (error instanceof CliError) return "INVALID_INPUT";
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
@@ -117,7 +122,8 @@ export function reportError(error: unknown, json = false): void {
 }
 
 /**
- * Wraps a command action: any error becomes `bonsai: <one line>` on stderr and exit code 1.
+ * Wraps a command action: any error becomes `bonsai: <one line>` on stderr and exit code 1 (2 for
+ * a usage error).
  * Sets process.exitCode rather than calling exit(), so stdout written so far is flushed.
  */
 export function runAction<A extends unknown[]>(action: (...args: A) => void | Promise<void>): (...args: A) => Promise<void> {
@@ -126,7 +132,7 @@ export function runAction<A extends unknown[]>(action: (...args: A) => void | Pr
       await action(...args);
     } catch (error) {
       reportError(error, wantsJson(args));
-      process.exitCode = 1;
+      process.exitCode = error instanceof UsageError ? USAGE_ERROR : 1;
     }
   };
 }

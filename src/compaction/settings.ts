@@ -37,12 +37,22 @@ export interface ThresholdSettings {
 }
 
 /**
- * The context size past which a session compacts: the lowest of window - reserveTokens, the
+ * The reply margin a window of this size gets: reserveTokens, but never more than a quarter of the
+ * window. The default 16,384 would leave nothing of an 8,192-token local model (a threshold of 0:
+ * compacting before every turn with nothing to compact); a quarter keeps room for a reply and
+ * still leaves three quarters for the conversation.
+ */
+export function replyReserve(contextWindow: number, reserveTokens: number): number {
+  return Math.min(reserveTokens, Math.floor(contextWindow / 4));
+}
+
+/**
+ * The context size past which a session compacts: the lowest of window - reply reserve, the
  * percentage of the window, and the fixed size, each only when set. 0 for an unknown window.
  */
 export function compactionThreshold(contextWindow: number, settings: ThresholdSettings): number {
   if (!(contextWindow > 0)) return 0;
-  let threshold = contextWindow - settings.reserveTokens;
+  let threshold = contextWindow - replyReserve(contextWindow, settings.reserveTokens);
   if (settings.thresholdPercent !== undefined) threshold = Math.min(threshold, Math.floor((contextWindow * settings.thresholdPercent) / 100));
   if (settings.thresholdTokens !== undefined) threshold = Math.min(threshold, settings.thresholdTokens);
   return Math.max(0, threshold);

@@ -1,7 +1,7 @@
 /**
  * `bonsai-sessions/stores`: sessions in JSONL files, SQLite or PostgreSQL behind one interface.
  * Locations are strings (`session.jsonl`, `sqlite:PATH#ID`, `postgres://…#ID`); pg and
- * better-sqlite3 load on first use. SessionManager.openUrl and createIn take the same locations.
+ * libsql load on first use. SessionManager.openUrl and createIn take the same locations.
  */
 export { parseLocation, formatLocation, LocationError, type StoreLocation } from "../storage/location.js";
 export { openSessionAt, listSessionsAt, readLinesAt } from "../storage/open.js";

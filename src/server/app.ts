@@ -239,11 +239,19 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     }
   };
 
-  app.post("/summarize", summarize);
-  app.post("/", summarize);
-  // the same with the token in the path (onRequest checked it)
-  app.post("/t/:token/summarize", summarize);
-  app.post("/t/:token/", summarize);
+  // the same with the token in the path (onRequest checked it); another method on a summarize route
+  // is a 405 naming the one that works, not a 404 that suggests the route is not there
+  for (const url of ["/summarize", "/", "/t/:token/summarize", "/t/:token/"]) {
+    app.post(url, summarize);
+    app.route({
+      method: ["GET", "PUT", "PATCH", "DELETE"],
+      url,
+      handler: (request, reply) => {
+        void reply.header("allow", "POST");
+        return fail(reply, 405, `${request.method} is not allowed here: POST /summarize with {systemPrompt, prompt}`);
+      },
+    });
+  }
   return app;
 }
 

@@ -6,7 +6,7 @@
  */
 import { checkStorableLines } from "./lines.js";
 import type { SqliteLease } from "./sqlite-leases.js";
-import { type Database, withSqliteDatabase } from "./sqlite-schema.js";
+import { type Database, immediateTransaction, sqliteValue, withSqliteDatabase } from "./sqlite-schema.js";
 import type { PrunedArchive } from "./types.js";
 
 const SELECT = "SELECT line FROM pruned WHERE session_id = ? ORDER BY seq";
@@ -22,16 +22,16 @@ export function sqliteArchive(db: Database, id: string, location: string, lease:
   const write = (lines: readonly string[], run: () => void) => {
     lease.writable();
     checkStorableLines(lines, location);
-    db.transaction(() => {
+    immediateTransaction(db, () => {
       lease.fence();
       run();
-    }).immediate();
+    });
   };
   return {
     location: `${location} (table pruned)`,
     append: (lines) =>
       write(lines, () => {
-        const last = db.prepare("SELECT max(seq) FROM pruned WHERE session_id = ?").pluck().get(id) as number | null;
+        const last = sqliteValue(db.prepare("SELECT max(seq) FROM pruned WHERE session_id = ?"), id) as number | null;
         const insert = db.prepare(INSERT);
         for (let i = 0; i < lines.length; i++) insert.run(id, (last ?? -1) + 1 + i, lines[i]);
       }),

@@ -6,7 +6,7 @@
  * over (owner.ts says when).
  */
 import { HEARTBEAT_MS, isStaleLease, type Lease, newLease, ownerOf } from "./owner.js";
-import type { Database } from "./sqlite-schema.js";
+import { type Database, immediateTransaction } from "./sqlite-schema.js";
 import { storeLockedError } from "./types.js";
 
 export class SqliteLease {
@@ -37,22 +37,20 @@ export class SqliteLease {
 
   private acquire(): void {
     const lease = this.lease;
-    this.db
-      .transaction(() => {
-        const held = this.statements.lease.get(this.id) as (Lease & { session_id: string }) | undefined;
-        if (held) {
-          if (!isStaleLease(held, lease)) {
-            throw storeLockedError(
-              this.location,
-              ownerOf(held),
-              "close it first; a lease of a process that is gone is taken over automatically",
-            );
-          }
-          this.db.prepare("DELETE FROM leases WHERE session_id = ?").run(this.id);
+    immediateTransaction(this.db, () => {
+      const held = this.statements.lease.get(this.id) as (Lease & { session_id: string }) | undefined;
+      if (held) {
+        if (!isStaleLease(held, lease)) {
+          throw storeLockedError(
+            this.location,
+            ownerOf(held),
+            "close it first; a lease of a process that is gone is taken over automatically",
+          );
         }
-        this.statements.takeLease.run({ id: this.id, ...lease });
-      })
-      .immediate();
+        this.db.prepare("DELETE FROM leases WHERE session_id = ?").run(this.id);
+      }
+      this.statements.takeLease.run({ id: this.id, ...lease });
+    });
   }
 
   /** Whether writes may still go ahead as far as this process knows (the fence has the last word). */

@@ -11,11 +11,43 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } f
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
+import { pathToFileURL } from "node:url";
+import type Libsql from "libsql";
 import { fragment } from "./database.js";
 import { StoreVersionError } from "./types.js";
 
-export type Database = BetterSqlite3.Database;
+export type Database = Libsql.Database;
+
+/**
+ * The first column of the statement's first row, `undefined` when there is none. libsql's get()
+ * ignores pluck() (and its pragma's `simple`, built on it), so the row is read as an array.
+ */
+export function sqliteValue(statement: Libsql.Statement, ...params: unknown[]): unknown {
+  return (statement.raw().get(...params) as unknown[] | undefined)?.[0];
+}
+
+/**
+ * Runs `work` in one BEGIN IMMEDIATE transaction (the write lock taken up front, so two writers
+ * queue on busy_timeout instead of failing at COMMIT). On failure the transaction is rolled back if
+ * SQLite has not already done so itself (it has after a full disk or an I/O error), and the error
+ * thrown is the one that failed: libsql's own transaction() issues ROLLBACK unconditionally, and
+ * "no transaction is active" then hides the real cause.
+ */
+export function immediateTransaction<T>(db: Database, work: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = work();
+    db.exec("COMMIT");
+    return result;
+  } catch (error) {
+    try {
+      if (db.inTransaction) db.exec("ROLLBACK");
+    } catch {
+      // the error to report is the one that made the transaction fail
+    }
+    throw error;
+  }
+}
 
 /**
  * Schema upgrades, in order: MIGRATIONS[v] takes a database from version v to v + 1. Never edit
@@ -60,26 +92,49 @@ export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
 /** A SQLite location as text: `sqlite:PATH`, with `#ID` when it names a session. */
 export const sqliteLocation = (path: string, sessionId?: string) => `sqlite:${path}${fragment(sessionId)}`;
 
-let driver: typeof BetterSqlite3 | undefined;
+let driver: typeof Libsql | undefined;
 
 /** Loaded on first use, so commands that never touch SQLite never load the native module. */
-function sqliteDriver(): typeof BetterSqlite3 {
-  driver ??= createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+function sqliteDriver(): typeof Libsql {
+  driver ??= createRequire(import.meta.url)("libsql") as typeof Libsql;
   return driver;
 }
 
 /**
- * The one line for a SQLite driver that cannot load: better-sqlite3 is bonsai's only native
- * module, and when its build failed or was made for another Node, its own error is a list of a
- * dozen paths. `undefined` for any other error.
+ * Opens the database file through an SQLite URI: libsql ignores better-sqlite3's `readonly` and
+ * `fileMustExist` options, SQLite's `mode` does the same (ro: read-only, rw: must exist, rwc:
+ * created when missing). A file that cannot be opened throws an error with code SQLITE_CANTOPEN,
+ * as better-sqlite3 did (libsql reports it as `ConnectionFailed("…: 14")` with no code).
+ */
+function openDriver(file: string, mode: "ro" | "rw" | "rwc"): Database {
+  const Driver = sqliteDriver();
+  try {
+    return new Driver(`${pathToFileURL(file).href}?mode=${mode}`);
+  } catch (error) {
+    const { code, message = "" } = error as { code?: string; message?: string };
+    if (code === "" && /^ConnectionFailed\(.*: 14"\)$/s.test(message)) {
+      throw Object.assign(new Error("unable to open database file"), { code: "SQLITE_CANTOPEN" });
+    }
+    throw error;
+  }
+}
+
+/** Whether SQLite refused a write as read-only: libsql names only some SQLITE_READONLY_* codes, its rawCode has them all. */
+const isReadOnlyError = (error: unknown) => ((error as { rawCode?: number }).rawCode ?? 0) % 256 === 8;
+
+/**
+ * The one line for a SQLite driver that cannot load: libsql is bonsai's only native module, its
+ * binary comes in an optional package for each platform (@libsql/linux-x64-gnu, …), and when that
+ * is missing or does not load here, its own error names a package or a shared object.
+ * `undefined` for any other error.
  */
 export function sqliteDriverError(where: string, error: unknown): Error | undefined {
   const { code, message = "" } = error as { code?: string; message?: string };
-  const unbuilt = /Could not locate the bindings file|better_sqlite3\.node/.test(message);
-  const missing = code === "MODULE_NOT_FOUND" && message.includes("better-sqlite3");
-  if (code !== "ERR_DLOPEN_FAILED" && !unbuilt && !missing) return undefined;
+  const missing = code === "MODULE_NOT_FOUND" && /'(libsql|@libsql\/[^']+|@neon-rs\/load|detect-libc)'/.test(message);
+  const unsupported = /^Neon: unsupported system/.test(message);
+  if (code !== "ERR_DLOPEN_FAILED" && !missing && !unsupported) return undefined;
   return new Error(
-    `${where}: the SQLite driver (better-sqlite3) is not built for this Node ${process.version}; run \`npm rebuild better-sqlite3\` (needs a C/C++ toolchain where no prebuilt binary exists)`,
+    `${where}: the SQLite driver (libsql) has no binary that loads on this system (${process.platform}-${process.arch}, Node ${process.version}); reinstall bonsai without omitting optional dependencies`,
   );
 }
 
@@ -91,8 +146,7 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean;
   if (!mustExist) mkdirSync(dirname(file), { recursive: true });
   let db: Database;
   try {
-    const Driver = sqliteDriver();
-    db = new Driver(file, { fileMustExist: mustExist, readonly: options.readOnly === true });
+    db = openDriver(file, options.readOnly ? "ro" : mustExist ? "rw" : "rwc");
   } catch (error) {
     const driverError = sqliteDriverError(where, error);
     if (driverError) throw driverError;
@@ -106,7 +160,7 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean;
       try {
         checkSchemaForReading(db, where);
       } catch (error) {
-        if (!String((error as { code?: string }).code).startsWith("SQLITE_READONLY")) throw error;
+        if (!isReadOnlyError(error)) throw error;
         db.close();
         return openSnapshot(file, where);
       }
@@ -138,11 +192,10 @@ function openSnapshot(file: string, where: string): Database {
       copyFileSync(`${file}-wal`, `${copy}-wal`);
       chmodSync(`${copy}-wal`, 0o600);
     }
-    const Driver = sqliteDriver();
-    const writable = new Driver(copy);
+    const writable = openDriver(copy, "rw");
     writable.pragma("journal_mode = DELETE"); // folds the WAL in: the copy then needs no other file
     writable.close();
-    const db = new Driver(copy, { readonly: true, fileMustExist: true });
+    const db = openDriver(copy, "ro");
     checkSchemaForReading(db, where);
     return db;
   } finally {
@@ -171,8 +224,8 @@ function enableWal(db: Database, where: string): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     try {
-      if (db.pragma("journal_mode", { simple: true }) === "wal") return;
-      if (db.pragma("journal_mode = WAL", { simple: true }) === "wal") return;
+      if (sqliteValue(db.prepare("PRAGMA journal_mode")) === "wal") return;
+      if (sqliteValue(db.prepare("PRAGMA journal_mode = WAL")) === "wal") return;
       throw new Error(`${where}: cannot switch the database to WAL mode`);
     } catch (error) {
       if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw error;
@@ -184,14 +237,14 @@ function enableWal(db: Database, where: string): void {
 function schemaVersion(db: Database): number | undefined {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bonsai_meta'").get();
   if (!hasMeta) return undefined;
-  return (db.prepare("SELECT version FROM bonsai_meta WHERE id = 1").pluck().get() as number | undefined) ?? 0;
+  return (sqliteValue(db.prepare("SELECT version FROM bonsai_meta WHERE id = 1")) as number | undefined) ?? 0;
 }
 
 /** What a read-only open accepts: a bonsai store of this schema version (an older one is upgraded by the first writer). */
 function checkSchemaForReading(db: Database, where: string): void {
   const seen = schemaVersion(db);
   if (seen === undefined) {
-    const empty = (db.prepare("SELECT count(*) FROM sqlite_master").pluck().get() as number) === 0;
+    const empty = (sqliteValue(db.prepare("SELECT count(*) FROM sqlite_master")) as number) === 0;
     throw new Error(empty ? `${where}: holds no bonsai sessions yet (an empty database)` : `${where}: not a bonsai store (it holds other tables); use a new database file`);
   }
   if (seen > SQLITE_SCHEMA_VERSION) throw new StoreVersionError(where, seen, SQLITE_SCHEMA_VERSION);
@@ -205,13 +258,10 @@ function ensureSchema(db: Database, where: string): void {
   if (seen !== undefined && seen > SQLITE_SCHEMA_VERSION) throw new StoreVersionError(where, seen, SQLITE_SCHEMA_VERSION);
   if (seen === SQLITE_SCHEMA_VERSION) return;
   // IMMEDIATE: two processes creating the same new database take turns, the second sees it done
-  db.transaction(() => {
+  immediateTransaction(db, () => {
     let version = schemaVersion(db);
     if (version === undefined) {
-      const others = db
-        .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        .pluck()
-        .get() as number;
+      const others = sqliteValue(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) as number;
       if (others > 0) throw new Error(`${where}: not a bonsai store (it holds other tables); use a new database file`);
       db.exec("CREATE TABLE bonsai_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
       db.prepare("INSERT INTO bonsai_meta (id, version) VALUES (1, 0)").run();
@@ -220,5 +270,5 @@ function ensureSchema(db: Database, where: string): void {
     if (version > SQLITE_SCHEMA_VERSION) throw new StoreVersionError(where, version, SQLITE_SCHEMA_VERSION);
     for (let v = version; v < SQLITE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     db.prepare("UPDATE bonsai_meta SET version = ? WHERE id = 1").run(SQLITE_SCHEMA_VERSION);
-  }).immediate();
+  });
 }

@@ -13,7 +13,7 @@ import { applyDigest, backupStamp, checkStorableLines, digestLines, EMPTY_META, 
 import { READ_ENTRIES } from "./reads.js";
 import { sqliteArchive } from "./sqlite-archive.js";
 import { SqliteLease } from "./sqlite-leases.js";
-import { type Database, openSqliteDatabase, sqliteLocation, withSqliteDatabase } from "./sqlite-schema.js";
+import { type Database, immediateTransaction, openSqliteDatabase, sqliteLocation, sqliteValue, withSqliteDatabase } from "./sqlite-schema.js";
 import type { OpenedSession, OpenSessionOptions, PrunedArchive, SessionBackend, SessionRead, SessionSummary } from "./types.js";
 
 interface SessionRow {
@@ -129,7 +129,7 @@ class SqliteBackend implements SessionBackend {
   load<T extends { endsWithNewline: boolean }>(read: SessionRead<T>): T | undefined {
     const row = this.db.prepare("SELECT * FROM sessions WHERE id = ?").get(this.id) as SessionRow | undefined;
     const lines = readLines(this.db, this.id);
-    const last = this.db.prepare("SELECT max(seq) FROM entries WHERE session_id = ?").pluck().get(this.id) as number | null;
+    const last = sqliteValue(this.db.prepare("SELECT max(seq) FROM entries WHERE session_id = ?"), this.id) as number | null;
     this.nextSeq = last === null ? 0 : last + 1;
     if (row) this.meta = { title: row.title, cwd: row.cwd, created: row.created, bytes: row.bytes, entryCount: row.entry_count };
     return lines === undefined ? undefined : read.lines(lines, this.location);
@@ -137,12 +137,10 @@ class SqliteBackend implements SessionBackend {
 
   /** Runs `write` in one IMMEDIATE transaction that first checks the lease is still this writer's. */
   private fenced(write: () => void): void {
-    this.db
-      .transaction(() => {
-        this.lease.fence();
-        write();
-      })
-      .immediate();
+    immediateTransaction(this.db, () => {
+      this.lease.fence();
+      write();
+    });
   }
 
   append(lines: readonly string[]): void {

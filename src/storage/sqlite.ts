@@ -1,5 +1,5 @@
 /**
- * The SQLite store (better-sqlite3, synchronous): one database file holding many sessions, each
+ * The SQLite store (libsql, synchronous): one database file holding many sessions, each
  * `sqlite:PATH#SESSION_ID`. Split by concern: the database file and its schema
  * (sqlite-schema.ts), sessions and their writer (sqlite-sessions.ts), one writer's lease
  * (sqlite-leases.ts) and archives of pruned tool output (sqlite-archive.ts); this is its Store.

@@ -5,3 +5,8 @@
 export class CliError extends Error {
   override name = "CliError";
 }
+
+/** A command line that asks for something impossible (options that exclude each other): exit code 2, as commander's own usage errors. */
+export class UsageError extends CliError {
+  override name = "UsageError";
+}

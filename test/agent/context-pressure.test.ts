@@ -26,9 +26,13 @@ describe("compactionThreshold", () => {
     assert.equal(compactionThreshold(200_000, { reserveTokens: 16_384, thresholdTokens: 190_000 }), 183_616);
     assert.equal(compactionThreshold(10_000, { reserveTokens: 1_000, thresholdPercent: 95 }), 9_000);
   });
-  test("an unknown window has no threshold; a reserve larger than the window gives 0", () => {
+  test("an unknown window has no threshold; a small window keeps three quarters whatever the reserve", () => {
     assert.equal(compactionThreshold(0, { reserveTokens: 100, thresholdTokens: 50 }), 0);
-    assert.equal(compactionThreshold(1000, { reserveTokens: 5000 }), 0);
+    assert.equal(compactionThreshold(1000, { reserveTokens: 5000 }), 750);
+    // the README's advice for local models: --context-window 8192 with the default reserve
+    assert.equal(compactionThreshold(8192, { reserveTokens: 16384 }), 6144);
+    assert.equal(compactionThreshold(200_000, { reserveTokens: 16384 }), 183_616, "a large window keeps the whole reserve");
+    assert.equal(compactionThreshold(8192, { reserveTokens: 16384, thresholdPercent: 50 }), 4096, "a lower setting still wins");
   });
 });
 

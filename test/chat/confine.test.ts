@@ -58,13 +58,18 @@ function swapper(body: string, data: Record<string, unknown>): { stop: () => Pro
   };
 }
 
-/** Runs `op` until `ms` have passed or `max` runs were made; counts the outcomes. */
+/**
+ * Runs `op` for `ms` and at least MIN_RUNS times (a busy machine makes each run slower: the race
+ * needs enough tries, not a fixed time), stopping at `max` runs or after MAX_RACE_MS whatever the
+ * count; counts the outcomes.
+ */
 async function hammer(op: (i: number) => Promise<string>, ms: number, max: number, leaked: (out: string) => boolean) {
   const started = Date.now();
   let runs = 0;
   let ok = 0;
   let leaks = 0;
-  while (Date.now() - started < ms && runs < max) {
+  const goOn = () => runs < max && Date.now() - started < MAX_RACE_MS && (Date.now() - started < ms || runs < MIN_RUNS);
+  while (goOn()) {
     runs++;
     try {
       const out = await op(runs);
@@ -79,6 +84,8 @@ async function hammer(op: (i: number) => Promise<string>, ms: number, max: numbe
 
 const RACE_MS = 1500;
 const RACE_MAX = 20000;
+const MIN_RUNS = 150;
+const MAX_RACE_MS = 30_000;
 
 test("a symlink swapped between an inside and an outside file: read never returns the outside file", async (t) => {
   mkdirSync(join(cwd, "race"));

@@ -14,6 +14,7 @@ import type { AgentMessage } from "../../src/format/message-types.js";
 import { loadSessionFile } from "../../src/storage/load.js";
 import { SessionManager } from "../../src/session/manager.js";
 import { sessionVersion } from "../../src/format/migrate.js";
+import { CliError, errorCode, UsageError } from "../../src/cli/output.js";
 import { type CliRun as Run, ROOT, runBonsai } from "../helpers/cli.js";
 import { conformanceCases, REAL_SESSION } from "../helpers/fixtures.js";
 
@@ -371,5 +372,26 @@ describe("the bundled example", () => {
       SessionManager.open(fresh, { readOnly: true }).getEntries().length,
       SessionManager.open(EXAMPLE, { readOnly: true }).getEntries().length,
     );
+  });
+});
+
+describe("version and usage errors", () => {
+  it("-v, -V and --version print the package's version", async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    for (const flag of ["-v", "-V", "--version"]) {
+      const run = await runBonsai([flag]);
+      assert.deepEqual([run.code, run.stdout], [0, `${version}\n`], flag);
+    }
+  });
+
+  it("options that exclude each other are a usage error: exit 2, one line, code USAGE for --json callers", async () => {
+    assert.equal(errorCode(new UsageError("x")), "USAGE");
+    assert.equal(errorCode(new CliError("x")), "INVALID_INPUT");
+    const example = join(ROOT, "examples/coding-session.jsonl");
+    const neither = await runBonsai(["export", example]);
+    assert.deepEqual([neither.code, neither.stderr], [2, "bonsai: export: pass one of --html or --md\n"]);
+    const allWithHtml = await runBonsai(["export", example, "--html", "--all"]);
+    assert.equal(allWithHtml.code, 2);
+    assert.match(allWithHtml.stderr, /^bonsai: export: --all goes with --md.*\n$/);
   });
 });

@@ -60,7 +60,7 @@ describe("the packed pi package", () => {
     assert.equal(manifest.dependencies, undefined);
     assert.equal(existsSync(join(installed, "build")), false, "no native build");
     const bundle = readFileSync(join(installed, "dist", "index.js"), "utf8");
-    for (const heavy of ["fastify", "better-sqlite3", "pg"]) {
+    for (const heavy of ["fastify", "libsql", "pg"]) {
       assert.equal(existsSync(join(nodeModules, heavy)), false, `${heavy} is not installed`);
     }
     assert.doesNotMatch(bundle, /from "fastify"/, "the server is not in the bundle");

@@ -114,6 +114,12 @@ describe("server protocol (inject)", () => {
     const missing = await app.inject({ method: "GET", url: "/nope" });
     assert.equal(missing.statusCode, 404);
     assert.match(missing.json().error, /POST \/summarize/);
+    for (const [method, url] of [["GET", "/summarize"], ["PUT", "/"], ["DELETE", "/summarize"]] as const) {
+      const wrong = await app.inject({ method, url });
+      assert.equal(wrong.statusCode, 405, `${method} ${url}`);
+      assert.equal(wrong.headers.allow, "POST");
+      assert.match(wrong.json().error, new RegExp(`^${method} is not allowed here: POST /summarize`));
+    }
     await app.close();
   });
 

@@ -10,7 +10,8 @@ import fs, { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import BetterSqlite3 from "better-sqlite3";
+import Database from "libsql";
+import { sqliteValue } from "../../src/storage/sqlite-schema.js";
 import { prunedArchivePath, pruneSession, restorePrunedOutputs } from "../../src/ops/prune.js";
 import type { ToolResultMessage } from "../../src/format/message-types.js";
 import { SessionManager } from "../../src/session/manager.js";
@@ -211,8 +212,8 @@ describe("bonsai copy with the archive of pruned tool output", () => {
       const path = join(dir, "s.sqlite");
       const db = `sqlite:${path}#target`;
       await copySession(join(dir, "src.jsonl"), `sqlite:${path}#other`); // creates the schema
-      const raw = new BetterSqlite3(path);
-      const count = (table: string) => raw.prepare(`SELECT count(*) FROM ${table} WHERE ${table === "sessions" ? "id" : "session_id"} = 'target'`).pluck().get();
+      const raw = new Database(path);
+      const count = (table: string) => sqliteValue(raw.prepare(`SELECT count(*) FROM ${table} WHERE ${table === "sessions" ? "id" : "session_id"} = 'target'`));
       try {
         // the third archive row fails: the rows before it must not stay
         raw.exec("CREATE TRIGGER fail_archive BEFORE INSERT ON pruned WHEN NEW.session_id = 'target' AND NEW.seq = 2 BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END");

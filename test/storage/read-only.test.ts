@@ -10,7 +10,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import Database from "better-sqlite3";
+import Database from "libsql";
+import { sqliteValue } from "../../src/storage/sqlite-schema.js";
 import { SessionManager } from "../../src/session/manager.js";
 import { ROOT, runBonsai } from "../helpers/cli.js";
 import { tempDir, userMsg } from "../helpers/session-builders.js";
@@ -44,8 +45,8 @@ describe("read-only commands change nothing", () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, /not a bonsai store \(it holds other tables\)/);
     assert.equal(digest(file), before, "the file is byte for byte as it was");
-    const check = new Database(file, { readonly: true });
-    assert.equal(check.pragma("journal_mode", { simple: true }), "delete");
+    const check = new Database(file);
+    assert.equal(sqliteValue(check.prepare("PRAGMA journal_mode")), "delete");
     check.close();
   });
 

@@ -6,11 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import Database from "better-sqlite3";
+import Database from "libsql";
 import { SessionLockedError } from "../../src/storage/lock.js";
 import { openSessionAt, readLinesAt } from "../../src/storage/open.js";
 import { STALE_AFTER_MS } from "../../src/storage/owner.js";
 import { listSqliteSessions, openSqliteDatabase, SQLITE_SCHEMA_VERSION, sqliteDriverError } from "../../src/storage/sqlite.js";
+import { immediateTransaction, sqliteValue } from "../../src/storage/sqlite-schema.js";
 import { StoreVersionError } from "../../src/storage/types.js";
 import { ROOT } from "../helpers/cli.js";
 import { sessionLines, storeContract } from "../helpers/store-contract.js";
@@ -43,11 +44,11 @@ describe("sqlite store", () => {
     const { backend } = await openSessionAt(`sqlite:${db}#a`);
     backend!.append(sessionLines("a", 1));
     await backend!.close();
-    const raw = new Database(db, { readonly: true });
+    const raw = new Database(db);
     try {
-      assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
-      assert.equal(raw.prepare("SELECT version FROM bonsai_meta").pluck().get(), SQLITE_SCHEMA_VERSION);
-      assert.equal(raw.prepare("SELECT count(*) FROM leases").pluck().get(), 0, "close gives the lease back");
+      assert.equal(sqliteValue(raw.prepare("PRAGMA journal_mode")), "wal");
+      assert.equal(sqliteValue(raw.prepare("SELECT version FROM bonsai_meta")), SQLITE_SCHEMA_VERSION);
+      assert.equal(sqliteValue(raw.prepare("SELECT count(*) FROM leases")), 0, "close gives the lease back");
     } finally {
       raw.close();
     }
@@ -91,9 +92,9 @@ describe("sqlite store", () => {
     opened.backend!.archive!.append(['{"entryId":"e0000001"}']);
     assert.deepEqual(opened.backend!.archive!.lines(), ['{"entryId":"e0000001"}']);
     await opened.backend!.close();
-    const after = new Database(db, { readonly: true });
+    const after = new Database(db);
     try {
-      assert.equal(after.prepare("SELECT version FROM bonsai_meta").pluck().get(), SQLITE_SCHEMA_VERSION);
+      assert.equal(sqliteValue(after.prepare("SELECT version FROM bonsai_meta")), SQLITE_SCHEMA_VERSION);
     } finally {
       after.close();
     }
@@ -160,13 +161,39 @@ describe("sqlite store", () => {
   });
 });
 
+describe("immediateTransaction", () => {
+  it("commits, rolls back, and reports the error that failed even when SQLite already rolled back", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bonsai-sqlite-txn-"));
+    const db = new Database(join(dir, "t.db"));
+    try {
+      db.exec("CREATE TABLE t (v INTEGER)");
+      immediateTransaction(db, () => db.prepare("INSERT INTO t VALUES (1)").run());
+      assert.throws(() => immediateTransaction(db, () => {
+        db.prepare("INSERT INTO t VALUES (2)").run();
+        throw new Error("the work failed");
+      }), /^Error: the work failed$/);
+      // as after a full disk: SQLite ended the transaction itself before the error reached us
+      assert.throws(() => immediateTransaction(db, () => {
+        db.prepare("INSERT INTO t VALUES (3)").run();
+        db.exec("ROLLBACK");
+        throw new Error("database or disk is full");
+      }), /^Error: database or disk is full$/);
+      assert.equal(db.inTransaction, false);
+      assert.deepEqual(db.prepare("SELECT v FROM t").raw().all(), [[1]]);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a SQLite driver that cannot load", () => {
   const where = "sqlite:/tmp/s.db";
   it("turns the driver's own load errors into one line that says how to fix it", () => {
     const errors: unknown[] = [];
-    // the error better-sqlite3 throws when its native module was never built
+    // the error libsql throws when npm left out the optional package with its binary
     try {
-      createRequire(import.meta.url)("bindings")({ bindings: "absent.node", module_root: join(ROOT, "node_modules/better-sqlite3") });
+      createRequire(import.meta.url)("@libsql/absent-platform");
     } catch (error) {
       errors.push(error);
     }
@@ -181,22 +208,22 @@ describe("a SQLite driver that cannot load", () => {
     assert.equal(errors.length, 2);
     for (const error of errors) {
       const message = sqliteDriverError(where, error)?.message ?? "";
-      assert.match(message, /^sqlite:\/tmp\/s\.db: the SQLite driver \(better-sqlite3\) is not built for this Node v\d+/);
-      assert.match(message, /run `npm rebuild better-sqlite3`/);
+      assert.match(message, /^sqlite:\/tmp\/s\.db: the SQLite driver \(libsql\) has no binary that loads on this system \(\w+-\w+, Node v\d+/);
+      assert.match(message, /reinstall bonsai without omitting optional dependencies/);
       assert.ok(!message.includes("\n") && !message.includes("→"), message);
     }
     assert.equal(sqliteDriverError(where, new Error("disk I/O error")), undefined, "other errors pass through");
   });
 
   it("leaves every other command working, and a SQLite location fails with that line", async () => {
-    // as after an install where the optional better-sqlite3 build failed and npm dropped it
+    // as after an install that left out libsql's optional package with the binary for this platform
     const preload = join(tempDir(), "no-sqlite.cjs");
     writeFileSync(
       preload,
       `const Module = require("node:module");
 const load = Module._load;
 Module._load = function (request, ...rest) {
-  if (request === "better-sqlite3") { const e = new Error("Cannot find module 'better-sqlite3'"); e.code = "MODULE_NOT_FOUND"; throw e; }
+  if (request.startsWith("@libsql/")) { const e = new Error("Cannot find module '" + request + "'"); e.code = "MODULE_NOT_FOUND"; throw e; }
   return load.call(this, request, ...rest);
 };`,
     );
@@ -212,6 +239,6 @@ Module._load = function (request, ...rest) {
     const ls = run(["ls", `sqlite:${db}`]);
     assert.equal(ls.status, 1);
     assert.equal(ls.stderr.trim().split("\n").length, 1, ls.stderr);
-    assert.match(ls.stderr, /^bonsai: sqlite:.*s\.db: the SQLite driver \(better-sqlite3\) is not built .* run `npm rebuild better-sqlite3`/);
+    assert.match(ls.stderr, /^bonsai: sqlite:.*s\.db: the SQLite driver \(libsql\) has no binary .* reinstall bonsai without omitting optional dependencies/);
   });
 });

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { parseByteSize } from "../../server/limits.js";
 import { positiveInteger } from "../numeric-options.js";
-import { CliError, formatBytes, progress, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
+import { formatBytes, progress, runAction, UsageError, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 
 interface ExportCommandOptions {
   html?: boolean;
@@ -41,8 +41,8 @@ export function register(program: Command): void {
     .option("--reserve <tokens>", "tokens reserved for replies: the threshold is window - reserve (default 16384)", positiveInteger)
     .action(
       runAction(async (location: string, options: ExportCommandOptions) => {
-        if (options.html === options.md) throw new CliError("export: pass one of --html or --md");
-        if (options.all && !options.md) throw new CliError("export: --all goes with --md (the page always shows every branch)");
+        if (options.html === options.md) throw new UsageError("export: pass one of --html or --md");
+        if (options.all && !options.md) throw new UsageError("export: --all goes with --md (the page always shows every branch)");
         const { exportSession } = await import("../../view/export.js");
         const text = await exportSession(location, {
           format: options.html ? "html" : "md",
