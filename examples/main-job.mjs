@@ -35,12 +35,26 @@ function bonsai(...args) {
   if (result.status !== 0) throw new Error(`bonsai ${args[0]} exited with ${result.status ?? result.signal}`);
 }
 
+/** The copy's context as `bonsai info --json` reports it: messages and estimated tokens. */
+function contextOf(path) {
+  const result = spawnSync(process.execPath, [cli, "info", path, "--json"], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`bonsai info exited with ${result.status ?? result.signal}`);
+  return JSON.parse(result.stdout).context;
+}
+
+const count = (n) => n.toLocaleString("en-US");
 let failed = false;
+let outcome;
 try {
   console.log(`bonsai on ${relative(root, example)} (working on a temporary copy)`);
   bonsai("info", copy);
   bonsai("context", copy, "--last", "4");
+  const before = contextOf(copy);
   bonsai("compact", copy);
+  const after = contextOf(copy);
+  outcome =
+    `the copy's context went from ${count(before.estimatedTokens)} to ${count(after.estimatedTokens)} tokens ` +
+    `(${count(before.messages)} → ${count(after.messages)} messages)`;
 } catch (error) {
   console.error(`bonsai: ${error.message}`);
   failed = true;
@@ -52,4 +66,6 @@ if (digest(example) !== before) {
   console.error(`bonsai: ${relative(root, example)} changed during the run; it must never be modified`);
   failed = true;
 }
+// the result last, where the terminal leaves it in view after the summary scrolled past
+if (!failed) console.log(`\nDone: compacted with the offline extractive summarizer: ${outcome}; ${relative(root, example)} is unchanged.`);
 process.exit(failed ? 1 : 0);

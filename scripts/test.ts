@@ -16,6 +16,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { bundleCli } from "./test-cli-bundle.js";
+import { bundleTests } from "./test-bundles.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const TEST_DIR = join(ROOT, "test");
@@ -34,6 +35,26 @@ function collectTestFiles(dir: string): string[] {
   return files.sort();
 }
 
+/** How long each test file took in the last run (scripts/test-timings.mjs), by its .ts path. */
+const TIMINGS = join(ROOT, "node_modules", ".bonsai-test", "timings.json");
+
+function readTimings(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(TIMINGS, "utf8")) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The files with the longest first (as last timed; unknown ones first of all, as they may be
+ * long), so that several run at once until the end instead of the slowest running alone last.
+ */
+function longestFirst(files: readonly string[], timings: Readonly<Record<string, number>>): string[] {
+  const time = (file: string) => timings[file] ?? Number.POSITIVE_INFINITY;
+  return [...files].sort((a, b) => time(b) - time(a) || a.localeCompare(b));
+}
+
 async function main(): Promise<number> {
   const filters = process.argv.slice(2);
   const all = collectTestFiles(TEST_DIR);
@@ -43,13 +64,20 @@ async function main(): Promise<number> {
     return 1;
   }
 
+  // Each test file runs as a bundle without tsx (scripts/test-bundles.ts); BONSAI_TEST_BUNDLE=0
+  // runs the TypeScript files through tsx instead.
+  const bundled = process.env.BONSAI_TEST_BUNDLE !== "0";
+  const tests = bundled ? await bundleTests(ROOT, files) : undefined;
+  const runOf = (file: string) => tests?.bundleOf.get(file) ?? file;
+
   // the groups scripts/test-counts.mjs counts, to show that the real server and terminal were used
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     BONSAI_TEST_GROUPS: JSON.stringify({
       "PostgreSQL tests against a real server": { name: "postgres" },
       "bonsai chat end-to-end tests in a real pseudo-terminal": {
-        files: files.filter((f) => readFileSync(f, "utf8").includes('helpers/chat-e2e.js"')),
+        // a test's file is reported as the bundle or, through the source map, as the .ts file
+        files: files.filter((f) => readFileSync(f, "utf8").includes('helpers/chat-e2e.js"')).flatMap((f) => [f, runOf(f)]),
       },
     }),
   };
@@ -61,31 +89,43 @@ async function main(): Promise<number> {
     env.BONSAI_TEST_PG_URL = server.url;
     stopServer = server.stop;
   };
-  const [, cli] = await Promise.all([startServer(), bundleCli(ROOT)]);
-  env.BONSAI_TEST_CLI = cli.path;
-  execFileSync(process.execPath, [join(ROOT, "packages/pi-bonsai/build.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
-  env.BONSAI_TEST_PI_BONSAI_BUILT = "1";
-  const concurrency = Number(env.BONSAI_TEST_CONCURRENCY) || Math.max(4, 2 * availableParallelism());
+  let removeCli: (() => void) | undefined;
+  try {
+    const [, cli] = await Promise.all([startServer(), bundleCli(ROOT)]);
+    removeCli = cli.remove;
+    env.BONSAI_TEST_CLI = cli.path;
+    execFileSync(process.execPath, [join(ROOT, "packages/pi-bonsai/build.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
+    env.BONSAI_TEST_PI_BONSAI_BUILT = "1";
+    const concurrency = Number(env.BONSAI_TEST_CONCURRENCY) || Math.max(4, 2 * availableParallelism());
+    env.BONSAI_TEST_TIMINGS = TIMINGS;
+    const ordered = longestFirst(files, readTimings());
 
-  const child = spawn(process.execPath, [
-      "--import",
-      "tsx",
-      "--test",
-      `--test-concurrency=${concurrency}`,
-      "--test-reporter=spec",
-      "--test-reporter-destination=stdout",
-      "--test-reporter=./scripts/test-counts.mjs",
-      "--test-reporter-destination=stdout",
-      ...files,
-    ], { cwd: ROOT, env, stdio: "inherit" });
-  // Ctrl-C reaches the child through the terminal's process group; a plain SIGTERM is passed on.
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on("SIGINT", () => forward("SIGINT"));
-  process.on("SIGTERM", () => forward("SIGTERM"));
-  const code = await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 1 : 0))));
-  await stopServer?.();
-  cli.remove();
-  return code;
+    const child = spawn(
+      process.execPath,
+      [
+        ...(bundled ? ["--enable-source-maps"] : ["--import", "tsx"]),
+        "--test",
+        `--test-concurrency=${concurrency}`,
+        "--test-reporter=spec",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=./scripts/test-counts.mjs",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=./scripts/test-timings.mjs",
+        "--test-reporter-destination=stdout",
+        ...ordered.map(runOf),
+      ],
+      { cwd: ROOT, env, stdio: "inherit" },
+    );
+    // Ctrl-C reaches the child through the terminal's process group; a plain SIGTERM is passed on.
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on("SIGINT", () => forward("SIGINT"));
+    process.on("SIGTERM", () => forward("SIGTERM"));
+    return await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 1 : 0))));
+  } finally {
+    await stopServer?.();
+    removeCli?.();
+    tests?.remove();
+  }
 }
 
 main().then(

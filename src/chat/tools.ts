@@ -307,3 +307,13 @@ export function describeTools(cwd: string, options: ChatToolOptions = {}): strin
     `bash starts in ${dir}. ${describeSandbox(bashSandbox(dir, options), dir)}`
   );
 }
+
+/**
+ * The notice for a bash tool that runs outside any sandbox (no bubblewrap here, or it cannot
+ * run): shown on screen when the chat starts, as the user asked for the tool believing the
+ * README's "sandboxed by bubblewrap". `undefined` when there is no bash tool or it is sandboxed.
+ */
+export function unsandboxedBashNotice(tools: readonly { name: string }[] & { sandbox: string; sandboxReason: string }): string | undefined {
+  if (!tools.some((tool) => tool.name === "bash") || tools.sandbox === "bubblewrap") return undefined;
+  return `--allow-bash: no sandbox (${tools.sandboxReason}): the model's bash commands run with your rights, anywhere on this machine`;
+}

@@ -29,6 +29,13 @@ function pad(rows: readonly string[][]): string[] {
   return rows.map((row) => row.map((cell, col) => (col < 2 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join("  "));
 }
 
+/** The lost facts shown under the table: the first three, and how many more were lost. */
+export function lostFactLines(summarizer: string, lost: readonly { kind: string; text: string }[], shown = 3): string[] {
+  const lines = lost.slice(0, shown).map((fact) => `${summarizer} lost ${fact.kind}: ${fact.text.replace(/\s+/g, " ").slice(0, 100)}`);
+  if (lost.length > shown) lines.push(`${summarizer} lost ${lost.length - shown} more (see --json)`);
+  return lines;
+}
+
 export function formatEvalTable(report: EvalReport, c: Colors): string {
   const rows: string[][] = [
     ["session", "summarizer", "kept r1", `kept r${report.rounds}`, "facts", "tokens", "growth", "compression", "coverage+", "time", "cost", "judge"],
@@ -59,7 +66,7 @@ export function formatEvalTable(report: EvalReport, c: Colors): string {
         `$${result.rounds.reduce((n, r) => n + r.costUsd, 0).toFixed(4)}`,
         judgeCell(result.rounds),
       ]);
-      for (const fact of last.missing.slice(0, 3)) missing.push(`${result.summarizer} lost ${fact.kind}: ${fact.text.replace(/\s+/g, " ").slice(0, 100)}`);
+      missing.push(...lostFactLines(result.summarizer, last.missing));
     }
   }
   const [header, ...body] = pad(rows);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
-import { bwrapArgv, createChatTools, describeTools, detectSandbox } from "../../src/chat/tools.js";
+import { bwrapArgv, createChatTools, describeTools, detectSandbox, unsandboxedBashNotice } from "../../src/chat/tools.js";
 
 let root: string;
 let cwd: string;
@@ -73,8 +73,11 @@ test("without a sandbox, bash says it runs with the user's rights, and it does",
   // The description is the truth: an unsandboxed command reaches outside.
   await run(bash(tools), `echo reached > ${JSON.stringify(join(outside, "unsandboxed.txt"))}`);
   assert.equal(readFileSync(join(outside, "unsandboxed.txt"), "utf8"), "reached\n");
-  // With no bash, nothing claims a sandbox.
+  // The chat says so on screen when it starts, not only to the model.
+  assert.equal(unsandboxedBashNotice(tools), "--allow-bash: no sandbox (the sandbox was turned off): the model's bash commands run with your rights, anywhere on this machine");
+  // With no bash, nothing claims a sandbox, and there is nothing to warn of.
   assert.equal(createChatTools(cwd).sandbox, "none");
+  assert.equal(unsandboxedBashNotice(createChatTools(cwd)), undefined);
   assert.equal(describeTools(cwd), `You can use the tools read, write, edit. They work inside ${cwd} only; give paths relative to it.`);
 });
 
@@ -107,6 +110,7 @@ test("in the bubblewrap sandbox: the working directory is writable, the rest rea
   writeFileSync(join(elsewhere, "kept.txt"), "kept");
   const tools = createChatTools(cwd, { allowBash: true });
   assert.equal(tools.sandbox, "bubblewrap");
+  assert.equal(unsandboxedBashNotice(tools), undefined, "a sandboxed bash needs no warning");
   const tool = bash(tools);
   assert.match(tool.description, /bubblewrap sandbox: .* is writable, the rest of the filesystem is read-only, \/tmp is private and starts empty, and there is no network/);
   assert.equal((await run(tool, "pwd")).trim(), cwd);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { progressBar } from "../../src/cli/eval-table.js";
+import { lostFactLines, progressBar } from "../../src/cli/eval-table.js";
 import { ROOT, runBonsai } from "../helpers/cli.js";
 
 const EXAMPLE = join(ROOT, "examples/coding-session.jsonl");
@@ -68,5 +68,18 @@ describe("progressBar", () => {
     bar.update(1, 2, "x");
     bar.done();
     assert.deepEqual(written, []);
+  });
+});
+
+describe("lostFactLines", () => {
+  it("shows three lost facts and says how many more there are", () => {
+    const lost = ["a", "b", "c", "d", "e"].map((text) => ({ kind: "identifier", text }));
+    assert.deepEqual(lostFactLines("extractive", lost), [
+      "extractive lost identifier: a",
+      "extractive lost identifier: b",
+      "extractive lost identifier: c",
+      "extractive lost 2 more (see --json)",
+    ]);
+    assert.deepEqual(lostFactLines("m", lost.slice(0, 3)).length, 3, "no 'more' line when all are shown");
   });
 });

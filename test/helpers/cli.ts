@@ -51,7 +51,7 @@ export function spawnBonsai(args: readonly string[], started: (child: ChildProce
 
 /**
  * Runs `bonsai` against a summarization endpoint on 127.0.0.1 that never answers, and presses
- * Ctrl-C as soon as a request arrives: the summary is in flight when the interrupt lands.
+ * Ctrl-C once, as soon as the first request arrives: the summary is in flight when the interrupt lands.
  * `args` receives the endpoint's URL.
  */
 export async function interruptDuringSummary(args: (url: string) => readonly string[]): Promise<{ run: CliRun; requests: number }> {
@@ -60,7 +60,9 @@ export async function interruptDuringSummary(args: (url: string) => readonly str
   const server = createServer((request) => {
     requests++;
     request.resume();
-    child?.kill("SIGINT");
+    // once, as a user presses it: a split turn sends two requests, and a second press landing after
+    // bonsai handled the first would end the process by the signal instead of its cleanup
+    if (requests === 1) child?.kill("SIGINT");
   });
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/summarize`;

@@ -95,7 +95,10 @@ describe("server under load", () => {
   it("loses no accepted request when SIGTERM arrives under load", async () => {
     const server = await spawnServer(["--import", "tsx", "test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "200", MAX_CONCURRENT: "8" });
     const running = autocannon(server.url, 16, 3);
-    await new Promise((r) => setTimeout(r, 1000));
+    // the signal lands once the load flows (a summary answered), not after a fixed time that a busy
+    // machine may spend starting the load generator
+    const deadline = Date.now() + 10_000;
+    while (!server.logs.some((l) => l.event === "request" && l.status === 200) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     server.child.kill("SIGTERM");
     const [load, exitCode] = await Promise.all([running, server.exited]);
     assert.equal(exitCode, 0, "clean exit after draining");

@@ -60,11 +60,12 @@ describe("bonsai export", () => {
   });
 
   it("refuses unclear requests with one line", async () => {
+    // options that exclude each other are usage errors: exit 2, as commander's own
     const neither = await runBonsai(["export", EXAMPLE]);
-    assert.equal(neither.code, 1);
+    assert.equal(neither.code, 2);
     assert.equal(neither.stderr, "bonsai: export: pass one of --html or --md\n");
     const all = await runBonsai(["export", EXAMPLE, "--html", "--all"]);
-    assert.equal(all.code, 1);
+    assert.equal(all.code, 2);
     assert.match(all.stderr, /--all goes with --md/);
     const size = await runBonsai(["export", EXAMPLE, "--md", "--max-bytes", "lots"]);
     assert.equal(size.code, 2);

@@ -44,7 +44,7 @@ export function register(program: Command): void {
       runAction(async (options: ChatOptions) => {
         const cwd = process.cwd();
         const notices: string[] = [];
-        const [{ loadCommandSettings }, { openChat }, { createChatTools, describeTools }, { AgentSession }] = await Promise.all([
+        const [{ loadCommandSettings }, { openChat }, { createChatTools, describeTools, unsandboxedBashNotice }, { AgentSession }] = await Promise.all([
           import("../command-settings.js"),
           import("../chat-open.js"),
           import("../../chat/tools.js"),
@@ -56,11 +56,14 @@ export function register(program: Command): void {
         let failure: { error: unknown } | undefined;
         try {
           const toolOptions = { allowBash: options.allowBash };
+          const tools = createChatTools(cwd, toolOptions);
+          const unsandboxed = unsandboxedBashNotice(tools);
+          if (unsandboxed) notices.push(unsandboxed);
           const session = await AgentSession.create({
             sessionManager: manager,
             model,
             systemPrompt: chatSystemPrompt(cwd, describeTools(cwd, toolOptions)),
-            tools: createChatTools(cwd, toolOptions),
+            tools,
             settings,
             getApiKey: () => apiKey,
           });
@@ -96,3 +99,4 @@ export function register(program: Command): void {
       }),
     );
 }
+

@@ -1,0 +1,88 @@
+/**
+ * The test files of one `npm test` run, each bundled with the sources it imports into one plain
+ * JavaScript module beside it (`test/x/.name.test.<run>.mjs`), so that node runs them without tsx.
+ * Under tsx every module a test process loads, the npm packages' thousands included, passes through
+ * its loader hooks, which in Node 20 run on another thread: that was half the suite's CPU time.
+ *
+ * A bundle sits in the test file's own folder, and every `import.meta.url`, `.dirname` and
+ * `.filename` in it is the one of the TypeScript file it came from, so paths that a test or a
+ * source module finds relative to itself (fixtures, package.json, the page's sources) resolve as
+ * they do under tsx. npm packages stay external and load from node_modules as usual. Source maps
+ * are inline, so a failure's stack names the .ts lines. Each run names its bundles with its own
+ * tag (two runs at once do not collide) and removes them at the end; bundles of a run that was
+ * killed are removed by the next run once they are a day old.
+ */
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build, type Plugin } from "esbuild";
+
+const BUNDLE = /^\.[^/]+\.test\.\d+-\d+\.mjs$/;
+
+/**
+ * `import.meta.url`, `.dirname` and `.filename` of each loaded TypeScript file, as they would be
+ * under tsx: `define` (below) turns each use in code, and only in code (a string that mentions
+ * `import.meta.url` stays as written), into a name that each module declares for itself here.
+ */
+export const IMPORT_META = { "import.meta.url": "__ownImportMetaUrl", "import.meta.dirname": "__ownImportMetaDirname", "import.meta.filename": "__ownImportMetaFilename" };
+export const ownImportMeta: Plugin = {
+  name: "own-import-meta",
+  setup(builder) {
+    builder.onLoad({ filter: /\.ts$/ }, (args) => {
+      const own = [
+        `const __ownImportMetaUrl = ${JSON.stringify(pathToFileURL(args.path).href)};`,
+        `const __ownImportMetaDirname = ${JSON.stringify(dirname(args.path))};`,
+        `const __ownImportMetaFilename = ${JSON.stringify(args.path)};`,
+      ].join(" ");
+      // on the first line (after a #! line), so that the source map's line numbers stay the file's
+      const text = readFileSync(args.path, "utf8");
+      const at = text.startsWith("#!") ? text.indexOf("\n") + 1 : 0;
+      return { contents: `${text.slice(0, at)}${own} ${text.slice(at)}`, loader: "ts" };
+    });
+  },
+};
+
+export interface TestBundles {
+  /** the bundle of each test file, by the test file's path */
+  bundleOf: Map<string, string>;
+  remove: () => void;
+}
+
+export async function bundleTests(root: string, files: readonly string[]): Promise<TestBundles> {
+  for (const dir of new Set(files.map((file) => dirname(file)))) removeStale(dir);
+  const tag = `${process.pid}-${Date.now()}`;
+  await build({
+    entryPoints: [...files],
+    outdir: root,
+    outbase: root,
+    entryNames: `[dir]/.[name].${tag}`,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    sourcemap: "inline",
+    define: IMPORT_META,
+    plugins: [ownImportMeta],
+    logLevel: "warning",
+  });
+  const bundleOf = new Map(files.map((file) => [file, join(dirname(file), `.${basename(file, ".ts")}.${tag}.mjs`)]));
+  const remove = () => {
+    for (const bundle of bundleOf.values()) rmSync(bundle, { force: true });
+  };
+  return { bundleOf, remove };
+}
+
+function removeStale(dir: string): void {
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const name of readdirSync(dir)) {
+    if (!BUNDLE.test(name)) continue;
+    const file = join(dir, name);
+    try {
+      if (statSync(file).mtimeMs < dayAgo) rmSync(file, { force: true });
+    } catch {
+      // removed by another run meanwhile
+    }
+  }
+}
