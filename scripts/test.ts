@@ -35,7 +35,7 @@ function collectTestFiles(dir: string): string[] {
   return files.sort();
 }
 
-/** How long each test file took in the last run (scripts/test-timings.mjs), by its .ts path. */
+/** How long each test file took in the last run (scripts/test-counts.mjs), by its .ts path. */
 const TIMINGS = join(ROOT, "node_modules", ".bonsai-test", "timings.json");
 
 function readTimings(): Record<string, number> {
@@ -109,8 +109,6 @@ async function main(): Promise<number> {
         "--test-reporter=spec",
         "--test-reporter-destination=stdout",
         "--test-reporter=./scripts/test-counts.mjs",
-        "--test-reporter-destination=stdout",
-        "--test-reporter=./scripts/test-timings.mjs",
         "--test-reporter-destination=stdout",
         ...ordered.map(runOf),
       ],

@@ -71,3 +71,23 @@ describe("npm pack", () => {
     assert.match(readFileSync(join(ROOT, "README.md"), "utf8"), new RegExp(`npm install ${manifest.name}`));
   });
 });
+
+describe("installing the packed package", () => {
+  it("installs into an empty project on this Node with no engine warning and nothing compiled, and its command runs", () => {
+    const project = join(dir, "consumer");
+    const tarball = execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], { cwd: ROOT, encoding: "utf8" }).trim().split("\n").at(-1) as string;
+    execFileSync("mkdir", ["-p", project]);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
+    // offline: every package comes from npm's cache, which the repository's own install filled
+    const install = spawnSync("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, tarball)], { cwd: project, encoding: "utf8" });
+    assert.equal(install.status, 0, install.stderr);
+    // a dependency of a dependency that wants a newer Node than bonsai's (cookie 2 via light-my-request)
+    assert.doesNotMatch(install.stderr, /EBADENGINE/, install.stderr);
+    const installed = join(project, "node_modules", "bonsai-sessions");
+    const version = spawnSync(process.execPath, [join(installed, "dist/cli/main.js"), "--version"], { encoding: "utf8" });
+    assert.equal(version.stdout, `${JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version}\n`);
+    // the SQLite driver came as a binary inside an npm package, not built from source
+    const copied = spawnSync(process.execPath, [join(installed, "dist/cli/main.js"), "copy", join(installed, "examples/coding-session.jsonl"), `sqlite:${join(project, "s.db")}#a`], { encoding: "utf8" });
+    assert.equal(copied.status, 0, copied.stderr);
+  });
+});
