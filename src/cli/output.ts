@@ -84,11 +84,13 @@ export function watchConnections(): void {
   fetchFailures.install();
 }
 
-/** The failure's line; a connection error also names the URL that could not be reached and why. */
-function failureLine(error: unknown): string {
+/**
+ * The failure's line; a connection error also names the URL that could not be reached and why,
+ * unless the line already names that URL (the remote summarizer's own error does).
+ */
+export function failureLine(error: unknown, last = fetchFailures?.last()): string {
   const line = describeError(error);
-  const last = fetchFailures?.last();
-  return last && isConnectionError(line) ? `${line} (${connectionErrorText(last.url, last.cause)})` : line;
+  return last && isConnectionError(line) && !line.includes(last.url) ? `${line} (${connectionErrorText(last.url, last.cause)})` : line;
 }
 
 /**

@@ -7,7 +7,9 @@
  */
 import { statSync } from "node:fs";
 import { type OpenOptions, SessionManager } from "../session/manager.js";
-import { readLinesAt } from "../storage/open.js";
+import { SessionFileError } from "../storage/load.js";
+import { formatLocation, parseLocation, sessionIdOf, storeLocationOf, withSessionId } from "../storage/location.js";
+import { listSessionsAt, readLinesAt } from "../storage/open.js";
 import { CliError } from "../util/cli-error.js";
 
 /** A session to work on: its location, or a SessionManager the caller opened (and closes). */
@@ -17,7 +19,39 @@ export type SessionTarget = string | SessionManager;
 export type WarningListener = (message: string) => void;
 
 export async function openSession(location: string, options: OpenOptions = {}): Promise<SessionManager> {
-  return SessionManager.openUrl(location, { ...options, mustExist: true });
+  try {
+    return await SessionManager.openUrl(location, { ...options, mustExist: true });
+  } catch (error) {
+    const completed = error instanceof SessionFileError && error.code === "NOT_FOUND" ? await completeSessionId(location) : undefined;
+    if (completed === undefined) throw error;
+    return SessionManager.openUrl(completed, { ...options, mustExist: true });
+  }
+}
+
+/**
+ * The one session id in `ids` that starts with `prefix`, as `bonsai tree` and `ls` show ids
+ * shortened; undefined when none does; a CliError naming the candidates when several do.
+ */
+export function sessionIdForPrefix(ids: readonly string[], prefix: string, where: string): string | undefined {
+  const matches = ids.filter((id) => id.startsWith(prefix));
+  if (matches.length <= 1) return matches[0];
+  const shown = matches.slice(0, 5).join(", ");
+  const more = matches.length > 5 ? ` and ${matches.length - 5} more` : "";
+  throw new CliError(`${where}: ${matches.length} sessions have ids starting with "${prefix}" (${shown}${more}); give more of the id`);
+}
+
+/** A database location whose `#ID` is the start of exactly one session's id, completed; otherwise undefined. */
+async function completeSessionId(text: string): Promise<string | undefined> {
+  const location = parseLocation(text);
+  const prefix = sessionIdOf(location);
+  if (prefix === undefined) return undefined;
+  const sessions = await listSessionsAt(storeLocationOf(location));
+  const id = sessionIdForPrefix(
+    sessions.map((s) => s.id),
+    prefix,
+    formatLocation(location),
+  );
+  return id === undefined ? undefined : formatLocation(withSessionId(location, id));
 }
 
 /** Opens without the writer lock; skipped lines and path problems go to `onWarning`. */

@@ -33,6 +33,7 @@ import { branchedSession } from "./branched.js";
 import { checkoutFields, leafFromFile } from "./leaf.js";
 import { SessionView } from "./view.js";
 import type { FileEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry, ThinkingLevelChangeEntry } from "../format/entry-types.js";
+import { validateEntry } from "../format/validate.js";
 
 export class SessionManager extends SessionView {
   /** the leaf was moved without an append; the file still implies the old one */
@@ -144,6 +145,10 @@ export class SessionManager extends SessionView {
 
   private append<E extends SessionEntry>(fields: NewEntry<E>, parentId: string | null = this.leafId): string {
     const entry = stampEntry(fields, parentId, this.index);
+    // Types do not reach plain JavaScript: an entry every later read would warn about and skip
+    // (a message without a role, content that is not text or blocks) is refused before it is written.
+    const problem = validateEntry(entry);
+    if (problem) throw new TypeError(`SessionManager: not appended, the ${entry.type} entry is invalid: ${problem}`);
     this.store.append(this.header, entry); // written before it joins the index
     this.index.add(entry);
     this.leafId = entry.id;

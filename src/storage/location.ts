@@ -56,3 +56,13 @@ export function storeKind(location: StoreLocation): StoreKind {
 export function requireSessionId(location: StoreLocation): string {
   return storeOf(location).sessionKey(location);
 }
+
+/** The session id a database location names (`#ID`); undefined for a file or a whole store. */
+export function sessionIdOf(location: StoreLocation): string | undefined {
+  return storeOf(location).sessionIdOf(location);
+}
+
+/** The whole store a location's session lives in (a database location without its `#ID`). */
+export function storeLocationOf(location: StoreLocation): StoreLocation {
+  return { ...location, sessionId: undefined } as StoreLocation;
+}

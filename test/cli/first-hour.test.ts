@@ -37,6 +37,17 @@ describe("item 5: a connection error names the URL and why", () => {
     assert.equal(lines.length, 1, run.stderr);
     assert.match(lines[0], new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}/v1\\S*: connection refused \\(ECONNREFUSED\\)`));
   });
+
+  it("compact --remote where nothing listens names the URL and the reason once", async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}/summarize`;
+    const run = await runBonsai(["compact", copyOfExample(), "--remote", url]);
+    assert.equal(run.code, 1);
+    const lines = run.stderr.split("\n").filter((l) => l !== "" && !l.startsWith("warning:"));
+    assert.equal(lines.length, 1, run.stderr);
+    assert.equal(lines[0].split(url).length - 1, 1, `the URL once: ${lines[0]}`);
+    assert.equal(lines[0].match(/ECONNREFUSED/g)?.length, 1, `the reason once: ${lines[0]}`);
+  });
 });
 
 describe("item 6: bonsai prune says what it found", () => {

@@ -621,3 +621,24 @@ describe("persisted session", () => {
     assert.equal(lines[1].id, a);
   });
 });
+
+describe("appends from plain JavaScript", () => {
+  it("refuses an invalid message before writing it: the file keeps what it had and later reads have nothing to warn of", () => {
+    const { dir, cleanup: done } = tempDir();
+    after(done);
+    const manager = SessionManager.create(dir, dir);
+    manager.appendMessage(userMsg("hello"));
+    manager.appendMessage(assistantMsg("hi"));
+    const file = manager.getSessionFile() as string;
+    const before = readFileSync(file, "utf8");
+    const leaf = manager.getLeafId();
+    for (const bad of [{ content: "no role" }, { role: "user" }, { role: "user", content: 42 }]) {
+      assert.throws(() => manager.appendMessage(bad as never), /^TypeError: SessionManager: not appended, the message entry is invalid: /);
+    }
+    assert.equal(readFileSync(file, "utf8"), before, "nothing written");
+    assert.equal(manager.getLeafId(), leaf, "the leaf did not move");
+    const warnings: string[] = [];
+    SessionManager.open(file, { readOnly: true, onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(warnings, []);
+  });
+});
