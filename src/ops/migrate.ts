@@ -55,6 +55,7 @@ export async function migrateSession(location: string, options: { onWarning?: Wa
   let fromVersion = oldVersion;
   const session = await openSession(location, {
     ...(onWarning ? { onWarning } : {}),
+    migrate: true, // written at open, not before a first write that never comes
     onMigrate: (migration) => {
       fromVersion = migration.fromVersion;
       backupPath = migration.backupPath ?? null;

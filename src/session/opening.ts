@@ -24,9 +24,14 @@ export interface OpenOptions extends AppendOptions {
   mustExist?: boolean;
   /** hears every skipped or suspicious line and every path problem */
   onWarning?: (message: string) => void;
-  /** migrate a v1/v2 file on disk when opened for writing (default true); a backup is kept */
+  /**
+   * A v1/v2 session opened for writing is migrated in memory, and on disk (a backup first) only
+   * before its first write, so a program that only reads leaves it as it was (the default);
+   * `true` writes the migration at once, `false` keeps the old format and refuses writes until
+   * persistMigration().
+   */
   migrate?: boolean;
-  /** hears that a v1/v2 file was migrated: in memory, and on disk when `backupPath` is set */
+  /** hears that a v1/v2 file was migrated: in memory (no `backupPath`), and again when written to the store (`backupPath` set) */
   onMigrate?: (migration: { fromVersion: number; backupPath?: string }) => void;
   /**
    * How message bodies are loaded (default "checked"): message lines are checked to be
@@ -53,8 +58,10 @@ export interface SessionParts {
   issues?: LoadIssue[];
   /** the writer; undefined in memory and when read-only */
   backend?: SessionBackend;
-  /** the store still holds this older format (opened with migrate: false): writes are refused */
+  /** the store still holds this older format: writes are refused (migrate: false) or write the migration first */
   unmigratedVersion?: number;
+  /** with unmigratedVersion: the first write writes the migration (a backup first), then goes ahead */
+  migrateOnFirstWrite?: boolean;
 }
 
 /** Where bonsai keeps sessions: `$BONSAI_DIR` or `~/.bonsai`, then `sessions/--<cwd>--/`. */
@@ -118,7 +125,8 @@ function openedParts(where: StoreLocation, opened: OpenedSession<LoadedIndex<Tre
       unmigratedVersion = settleMigration(migrateSessionEntries(fileEntries), fromVersion, fileEntries, backend, options);
       entries = fileEntries.slice(1) as SessionEntry[];
     }
-    return { location: name, at: where, header, entries, headerWritten: true, issues: loaded.issues, backend, unmigratedVersion };
+    const migrateOnFirstWrite = unmigratedVersion !== undefined && options.migrate === undefined;
+    return { location: name, at: where, header, entries, headerWritten: true, issues: loaded.issues, backend, unmigratedVersion, migrateOnFirstWrite };
   } catch (error) {
     loaded.index.close();
     backend?.close();
@@ -164,9 +172,9 @@ export async function createInStoreParts(location: string, cwd: string, options:
 }
 
 /**
- * After an older format was migrated in memory: writes the migration (a backup first) when the
- * session is open for writing and migration is allowed. Returns the version still in the store
- * when it keeps the old format for now (migrate: false), which blocks writes until persistMigration().
+ * After an older format was migrated in memory: writes the migration (a backup first) at once when
+ * the session is open for writing with migrate: true. Returns the version still in the store
+ * otherwise: written before the first write by default, refused writes with migrate: false.
  */
 function settleMigration(
   migrated: boolean,
@@ -176,7 +184,7 @@ function settleMigration(
   options: OpenOptions,
 ): number | undefined {
   if (!migrated) return undefined;
-  if (backend && options.migrate !== false) {
+  if (backend && options.migrate === true) {
     const backupPath = backend.backup();
     backend.rewrite(toJsonLines(fileEntries));
     options.onMigrate?.({ fromVersion, backupPath });

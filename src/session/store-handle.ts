@@ -16,8 +16,11 @@ export type WriteMode =
   /** no store at all: writes stay in memory */
   | { readonly mode: "memory" }
   | { readonly mode: "writable"; readonly backend: SessionBackend }
-  /** opened with migrate: false, the store still holds format `version`: writing would mix formats */
-  | { readonly mode: "unmigrated"; readonly backend: SessionBackend; readonly version: number }
+  /**
+   * the store still holds format `version`: writing would mix formats, so a write first writes the
+   * migration (`onFirstWrite`, the default) or is refused (opened with migrate: false)
+   */
+  | { readonly mode: "unmigrated"; readonly backend: SessionBackend; readonly version: number; readonly onFirstWrite: boolean }
   | { readonly mode: "read-only" }
   /** close() gave the writer up */
   | { readonly mode: "closed" };
@@ -32,6 +35,8 @@ export class StoreHandle {
   private at: StoreLocation | undefined;
   /** false until the first append writes the header */
   headerWritten: boolean;
+  /** what a migration written before the first write writes (the session as migrated in memory), and who hears of it */
+  private migration: { current: () => { header: SessionHeader; entries: readonly SessionEntry[] }; written: (version: number, backupPath: string) => void } | undefined;
 
   constructor(parts: SessionParts) {
     this.where = parts.location;
@@ -40,7 +45,9 @@ export class StoreHandle {
     const backend = parts.backend;
     if (parts.location === undefined) this.state = { mode: "memory" };
     else if (!backend) this.state = { mode: "read-only" };
-    else if (parts.unmigratedVersion !== undefined) this.state = { mode: "unmigrated", backend, version: parts.unmigratedVersion };
+    else if (parts.unmigratedVersion !== undefined) {
+      this.state = { mode: "unmigrated", backend, version: parts.unmigratedVersion, onFirstWrite: parts.migrateOnFirstWrite === true };
+    }
     else this.state = { mode: "writable", backend };
   }
 
@@ -65,6 +72,11 @@ export class StoreHandle {
     return backend && this.at ? storeOf(this.at).archive(this.at, backend) : undefined;
   }
 
+  /** Where the migration written before the first write comes from (SessionView sets it). */
+  migrateBeforeFirstWrite(migration: NonNullable<StoreHandle["migration"]>): void {
+    this.migration = migration;
+  }
+
   /** The writer, or an error that says why there is none. Never called in memory. */
   requireWriter(): SessionBackend {
     const state = this.state;
@@ -74,6 +86,12 @@ export class StoreHandle {
       case "closed":
         throw new Error(`${this.where}: session is closed; open it again to write`);
       case "unmigrated":
+        if (state.onFirstWrite && this.migration) {
+          const { header, entries } = this.migration.current();
+          const backupPath = this.persistMigration(header, entries) as string;
+          this.migration.written(state.version, backupPath);
+          return state.backend;
+        }
         throw new Error(
           `${this.where}: format v${state.version} file opened without migration; open it with migration (or run \`bonsai migrate\`) before writing`,
         );

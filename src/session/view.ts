@@ -30,6 +30,10 @@ export class SessionView {
     this.warn = options.onWarning ?? (() => {});
     this.store = new StoreHandle(parts);
     this.index = parts.entries instanceof TreeIndex ? parts.entries : new TreeIndex(parts.entries);
+    this.store.migrateBeforeFirstWrite({
+      current: () => ({ header: this.header, entries: this.index.entries }),
+      written: (fromVersion, backupPath) => options.onMigrate?.({ fromVersion, backupPath }),
+    });
     this.leafId = this.read(() => leafFromFile(this.index));
   }
 

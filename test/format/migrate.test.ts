@@ -143,12 +143,37 @@ describe("migration on open", () => {
   };
   const lines = (file: string) => readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
 
-  it("rewrites the file as v3 after a backup identical to the original", () => {
+  it("by default, opening without writing leaves a v1 file as it was; the first write migrates it, backup first", () => {
+    const file = writeV1("v1-lazy.jsonl", v1Entries());
+    const original = readFileSync(file);
+    const heard: { fromVersion: number; backupPath?: string }[] = [];
+    const reader = SessionManager.open(file, { onMigrate: (m) => heard.push(m) });
+    assert.equal(reader.getEntries().length, 2);
+    reader.close();
+    assert.deepEqual(readFileSync(file), original, "a program that only reads changes nothing");
+    assert.deepEqual(readdirSync(DIR).filter((f) => f.startsWith("v1-lazy.jsonl.bak")), [], "and leaves no backup");
+    assert.deepEqual(heard, [{ fromVersion: 1 }], "told of the migration in memory only");
+
+    heard.length = 0;
+    const writer = SessionManager.open(file, { onMigrate: (m) => heard.push(m) });
+    const entries = structuredClone(writer.getEntries());
+    const id = writer.appendMessage(userMsg("more"));
+    writer.close();
+    assert.equal(heard.length, 2);
+    assert.deepEqual(readFileSync(heard[1].backupPath as string), original, "the backup holds the original bytes");
+    const rewritten = lines(file);
+    assert.equal(rewritten[0].version, 3);
+    assert.deepEqual(rewritten.slice(1, -1), entries, "the migrated entries, then the new one");
+    assert.equal(rewritten.at(-1).id, id);
+  });
+
+  it("rewrites the file as v3 after a backup identical to the original (migrate: true)", () => {
     const file = writeV1("v1.jsonl", v1Entries());
     const original = readFileSync(file);
     let backupPath: string | undefined;
     let fromVersion: number | undefined;
     const s = SessionManager.open(file, {
+      migrate: true,
       onMigrate: (m) => {
         backupPath = m.backupPath;
         fromVersion = m.fromVersion;
@@ -200,7 +225,7 @@ describe("migration on open", () => {
     const file = join(DIR, "real.jsonl");
     copyFileSync(REAL_SESSION, file);
     let backupPath: string | undefined;
-    const s = SessionManager.open(file, { onMigrate: (m) => (backupPath = m.backupPath) });
+    const s = SessionManager.open(file, { migrate: true, onMigrate: (m) => (backupPath = m.backupPath) });
     assert.equal(s.getEntries().length, golden.entryCount);
     const context = s.buildSessionContext();
     s.close();

@@ -58,7 +58,7 @@ function conformanceSuite(name: string, setup: () => Promise<{ store: string; do
       const location = `${store}#real-v1`;
       await copySession(REAL_SESSION, location);
       let backupPath: string | undefined;
-      const session = await SessionManager.openUrl(location, { onMigrate: (m) => (backupPath = m.backupPath) });
+      const session = await SessionManager.openUrl(location, { migrate: true, onMigrate: (m) => (backupPath = m.backupPath) });
       assert.match(backupPath ?? "", /#real-v1\.bak-\d{4}-/);
       assert.equal(session.getEntries().length, golden.entryCount);
       assert.deepEqual(session.buildSessionContext().messages, golden.messages);
