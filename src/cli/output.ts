@@ -45,8 +45,14 @@ export function indent(text: string): string {
     .join("\n");
 }
 
+/** Warnings already printed: a command that opens its session more than once (to plan, then to write) says each once. */
+const warned = new Set<string>();
+
 export function warn(message: string): void {
-  process.stderr.write(`warning: ${oneLine(message)}\n`);
+  const line = `warning: ${oneLine(message)}\n`;
+  if (warned.has(line)) return;
+  warned.add(line);
+  process.stderr.write(line);
 }
 
 /** Progress goes to stderr and only to a terminal, so piped output stays clean. */

@@ -3,7 +3,7 @@
  * of the bundled example or a small generated session.
  */
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -210,5 +210,18 @@ describe("item 11: JSON output", () => {
     const usage = await runBonsai(["tree", EXAMPLE, "--json", "--depth", "x"]);
     assert.equal(usage.code, 2);
     assert.equal(JSON.parse(usage.stdout).code, "USAGE");
+  });
+});
+
+describe("a warning is said once", () => {
+  it("one missing parent gives one warning, also from compact, which opens the session to plan and again to write", async () => {
+    const file = join(tmp, "missing-parent.jsonl");
+    const lines = readFileSync(EXAMPLE, "utf8").split("\n");
+    lines.splice(19, 1); // an entry that another one names as its parent
+    writeFileSync(file, lines.join("\n"));
+    const run = await runBonsai(["compact", file]);
+    assert.equal(run.code, 0, run.stderr);
+    const parents = run.stderr.split("\n").filter((l) => /points at missing parent/.test(l));
+    assert.equal(parents.length, 1, run.stderr);
   });
 });
