@@ -18,9 +18,8 @@ export interface RenderOptions {
   depth?: number;
 }
 
-/** What the markers of the tree mean, printed under it. */
-export const TREE_LEGEND =
-  "legend: ← leaf = where the session continues · [label] = a label · COMPACTION / BRANCH SUMMARY = summaries · ├─ └─ = a fork, its branches indented";
+/** What the markers of the tree mean, printed under it (within 80 columns). */
+export const TREE_LEGEND = "legend: ← leaf: the session continues there · [label] · ├─ └─ a fork";
 
 /** Children with checkout markers replaced by their own (visible) children. */
 export function visibleChildren(nodes: readonly SessionTreeNode[], showAll: boolean): SessionTreeNode[] {

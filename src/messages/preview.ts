@@ -5,11 +5,35 @@ import type { AgentMessage, ImageContent, TextContent } from "../format/message-
 import { modelFromChange } from "../format/context.js";
 import type { SessionEntry } from "../format/entry-types.js";
 import { joinTextBlocks } from "./text-blocks.js";
+import { codePointWidth } from "../util/display-width.js";
 
-/** Collapses whitespace and cuts to `max` characters, marking the cut with an ellipsis. */
+/**
+ * Collapses whitespace and cuts to `max` terminal columns (a CJK character or an emoji takes
+ * two), marking the cut with an ellipsis. Reads only as far into the text as the preview shows,
+ * so a preview of a megabyte of tool output costs what the preview costs.
+ */
 export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…` : flat;
+  let out = "";
+  let width = 0;
+  let space = false; // whitespace seen since the last character kept
+  let cutAt: { length: number; width: number } | undefined; // the longest prefix that leaves a column for "…"
+  for (const char of text) {
+    if (/\s/.test(char)) {
+      space = out !== "";
+      continue;
+    }
+    const adding = (space ? " " : "") + char;
+    const added = (space ? 1 : 0) + codePointWidth(char.codePointAt(0) as number);
+    if (width + added > max) {
+      const kept = cutAt ?? { length: 0, width: 0 };
+      return max < 1 ? "" : `${out.slice(0, kept.length).trimEnd()}…`;
+    }
+    if (width + added <= max - 1) cutAt = { length: out.length + adding.length, width: width + added };
+    out += adding;
+    width += added;
+    space = false;
+  }
+  return out;
 }
 
 /** Content as a person reads it: text blocks and a mark for each image, one per line. */
