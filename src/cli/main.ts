@@ -32,6 +32,19 @@ function packageVersion(): string {
   }
 }
 
+/** The first commands a newcomer runs, under the list of commands. */
+const TOP_LEVEL_EXAMPLES = `
+Examples:
+  bonsai info session.jsonl                 what a session holds
+  bonsai tree session.jsonl --depth 20      its branches, labels and summaries
+  bonsai compact session.jsonl --dry-run    what a compaction would summarize and keep
+  bonsai compact session.jsonl --model anthropic/claude-sonnet-4-5
+  bonsai export session.jsonl --html -o session.html
+  bonsai chat --base-url http://localhost:11434/v1 --model-id qwen3 --context-window 32768
+
+Each command has its own --help. Wherever a command takes a session file (pi's and oh-my-pi's
+JSONL), it also takes sqlite:PATH#ID and postgres://…#ID.`;
+
 export function buildProgram(): Command {
   const program = new Command("bonsai")
     .description("inspect, compact and repair LLM agent session files (pi / oh-my-pi JSONL)")
@@ -63,6 +76,7 @@ export function buildProgram(): Command {
   registerCopy(program);
   registerExport(program);
   registerView(program);
+  program.addHelpText("after", TOP_LEVEL_EXAMPLES);
   return program;
 }
 

@@ -388,4 +388,17 @@ describe("version and usage errors", () => {
     assert.equal(errorCode(new UsageError("x")), "USAGE");
     assert.equal(errorCode(new CliError("x")), "INVALID_INPUT");
   });
+
+  it("the top-level help ends with examples, each using only options its command has", async () => {
+    const help = await runBonsai(["--help"]);
+    assert.equal(help.code, 0);
+    const examples = help.stdout.split("\nExamples:\n")[1]?.split("\n").filter((l) => l.startsWith("  bonsai ")) ?? [];
+    assert.ok(examples.length >= 4, help.stdout);
+    for (const example of examples) {
+      const [, command, ...rest] = example.trim().split(/\s+/);
+      const own = await runBonsai([command, "--help"]);
+      assert.equal(own.code, 0, example);
+      for (const flag of rest.filter((word) => word.startsWith("--"))) assert.match(own.stdout, new RegExp(`${flag}\\b`), `${example}: ${flag}`);
+    }
+  });
 });
