@@ -79,7 +79,7 @@ session.subscribe((event) => {
     case "auto_compaction_end":
       if (event.result) {
         console.log(
-          `[auto-compaction] done: ${event.result.tokensBefore} tokens summarized into ${event.result.summary.length} characters; ` +
+          `[auto-compaction] done: a context of ${event.result.tokensBefore} tokens compacted into a summary of ${event.result.summary.length} characters; ` +
             `kept from entry ${event.result.firstKeptEntryId}${event.willRetry ? "; retrying the turn" : ""}`,
         );
         console.log(`[auto-compaction] summary starts: ${short(event.result.summary, 140)}`);

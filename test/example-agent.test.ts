@@ -47,7 +47,7 @@ test("the auto-compaction example compacts against a local OpenAI-compatible ser
       { cwd: ROOT, env: { ...process.env, HOME: home }, timeout: 30_000 },
     );
     const started = stdout.split("\n").filter((l) => l.startsWith("[auto-compaction] started (threshold)"));
-    const done = stdout.split("\n").filter((l) => /^\[auto-compaction\] done: \d+ tokens summarized/.test(l));
+    const done = stdout.split("\n").filter((l) => /^\[auto-compaction\] done: a context of \d+ tokens compacted/.test(l));
     assert.ok(started.length >= 1, stdout);
     assert.equal(done.length, started.length, stdout);
     assert.match(stdout, /\[auto-compaction\] summary starts: ## Goal/);

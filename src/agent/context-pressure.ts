@@ -69,8 +69,9 @@ export function summaryGrew(summary: string, replacedTokens: number): boolean {
 /** The warning of a compaction that freed too little. */
 export function progressWarning(tokensBefore: number, tokensAfter: number, threshold: number): string {
   const freed = Math.max(0, tokensBefore - tokensAfter);
+  const n = (tokens: number) => tokens.toLocaleString("en-US");
   return (
-    `Compaction freed only ${freed} tokens (context ${tokensAfter} of a ${threshold}-token threshold, ` +
+    `Compaction freed only ${n(freed)} tokens (context ${n(tokensAfter)} of a ${n(threshold)}-token threshold, ` +
     `more than ${Math.round(PROGRESS_RATIO * 100)}%); not continuing automatically. Lower compaction.keepRecentTokens or prune.`
   );
 }

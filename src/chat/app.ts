@@ -147,7 +147,7 @@ export class ChatApp {
       case "auto_compaction_start":
         this.status.setAutoCompaction(event.reason);
         this.transcript.add([
-          { style: "warning", text: autoCompactionStartText(event.reason, this.session.getContextUsage(), this.session.settings.compaction.reserveTokens) },
+          { style: "warning", text: autoCompactionStartText(event.reason, this.session.getContextUsage(), this.session.settings.compaction) },
         ]);
         this.status.refresh();
         break;

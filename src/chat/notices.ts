@@ -6,6 +6,7 @@
 import { CompactionError } from "../agent/compaction-run.js";
 import type { AgentSessionEvent, AutoCompactionReason, SessionCompactionResult } from "../agent/events.js";
 import type { ContextUsage } from "../agent/overflow.js";
+import { compactionThreshold, type ThresholdSettings } from "../compaction/settings.js";
 import { errorText } from "../util/error-text.js";
 import { isConnectionError } from "./connection-error.js";
 import { formatTokens } from "./footer.js";
@@ -43,19 +44,27 @@ export function formatElapsed(seconds: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
 }
 
-/** Why an automatic compaction starts, with the numbers behind a threshold. */
-export function autoCompactionStartText(reason: AutoCompactionReason, usage: ContextUsage | undefined, reserveTokens: number): string {
+/**
+ * Why an automatic compaction starts, with the numbers behind the threshold: the one the session
+ * compacts at (compactionThreshold: the reply reserve scaled to small windows, a percentage or a
+ * fixed size when set), never a second computation that could say another number.
+ */
+export function autoCompactionStartText(reason: AutoCompactionReason, usage: ContextUsage | undefined, settings: ThresholdSettings): string {
   if (reason === "overflow") return "Context overflow detected: the model refused the prompt as too long. Compacting, then retrying the turn.";
   if (!usage || usage.tokens === null) return "Auto-compacting: the context passed the threshold.";
-  const threshold = Math.max(0, usage.contextWindow - reserveTokens);
-  return `Auto-compacting: the context (${formatTokens(usage.tokens)} tokens) passed the threshold of ${formatTokens(threshold)} (window ${formatTokens(usage.contextWindow)} minus compaction.reserveTokens ${formatTokens(reserveTokens)}).`;
+  const threshold = compactionThreshold(usage.contextWindow, settings);
+  return `Auto-compacting: the context (${formatTokens(usage.tokens)} tokens) passed the threshold of ${formatTokens(threshold)} in a ${formatTokens(usage.contextWindow)}-token window.`;
 }
 
 type EndEvent = Extract<AgentSessionEvent, { type: "auto_compaction_end" }>;
 
-/** What a compaction did, the same words for automatic and manual ones; `focus` names its instructions. */
+/**
+ * What a compaction did, the same words for automatic and manual ones; `focus` names its
+ * instructions. `tokensBefore` is the whole context before the compaction (older history and the
+ * part kept verbatim), so it is said as such, not as the amount summarized.
+ */
 function compactedText(result: SessionCompactionResult, focus = ""): string {
-  return `${result.tokensBefore.toLocaleString("en-US")} tokens summarized${focus}; kept from entry ${result.firstKeptEntryId}`;
+  return `${result.tokensBefore.toLocaleString("en-US")} tokens of context${focus}; kept from entry ${result.firstKeptEntryId}`;
 }
 
 /** How an automatic compaction ended: done (and whether the turn is retried), cancelled, failed, or nothing to do. */

@@ -105,7 +105,7 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
       return {
         kind: "compaction",
         summary: "compaction",
-        text: `${entry.tokensBefore.toLocaleString("en-US")} tokens summarized, keeps from ${entry.firstKeptEntryId}: ${entry.summary}`,
+        text: `context of ${entry.tokensBefore.toLocaleString("en-US")} tokens compacted, keeps from ${entry.firstKeptEntryId}: ${entry.summary}`,
       };
     case "branch_summary":
       return { kind: "branch_summary", summary: "branch", text: `from ${entry.fromId}: ${entry.summary}` };

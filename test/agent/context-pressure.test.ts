@@ -83,7 +83,7 @@ describe("guards", () => {
     assert.equal(madeProgress(800, 1000), true);
     assert.equal(madeProgress(801, 1000), false);
     assert.equal(madeProgress(5, 0), true);
-    assert.match(progressWarning(1000, 900, 1000), /freed only 100 tokens .*900 of a 1000-token threshold/);
+    assert.match(progressWarning(1000, 900, 1000), /freed only 100 tokens .*900 of a 1,000-token threshold/);
   });
   test("no growth: a summary with more tokens than it replaces", () => {
     assert.equal(summaryGrew("x".repeat(400), 100), false);

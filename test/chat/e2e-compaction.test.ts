@@ -69,7 +69,7 @@ test("automatic compaction at the threshold shows why, and a message typed meanw
     await chat.waitFor("[done-first]");
     chat.submit("second");
     const during = await chat.waitFor("Auto-compacting… (esc to cancel)");
-    assert.match(during, /Auto-compacting: the context \(3\.6k tokens\) passed the threshold of 3k \(window 4k/);
+    assert.match(during, /Auto-compacting: the context \(3\.6k tokens\) passed the threshold of 3k in a 4k-token window/);
     assert.match(during, /3\.6k\/4k tokens \(90\.\d%\)/);
     chat.submit("queued question");
     await chat.waitFor("Queued (1, sent after the compaction): queued question");
@@ -116,7 +116,7 @@ test("a context overflow is announced, compacted and the turn retried", async ()
     assert.match(during, /maximum context length is 4000 tokens/);
     await chat.waitFor("Recovered answer.");
     const after = chat.screen(true);
-    assert.match(after, /✓ Auto-compaction \(overflow\): [\d,]+ tokens summarized; kept from entry \w+; retrying the turn\./);
+    assert.match(after, /✓ Auto-compaction \(overflow\): [\d,]+ tokens of context; kept from entry \w+; retrying the turn\./);
 
     const retry = world.server.requests.at(-1)!;
     assert.ok(JSON.stringify(retry.messages).includes("Make the parser fast."), "the retried turn carries the summary");

@@ -14,13 +14,19 @@ test("the status line names what runs, overflow first, and how to stop it", () =
   assert.equal(statusLine(undefined, undefined), undefined);
 });
 
-test("a threshold compaction says the size, the threshold and where it comes from", () => {
+test("a threshold compaction says the size and the threshold the session compacts at", () => {
   assert.equal(
-    autoCompactionStartText("threshold", { tokens: 3605, contextWindow: 4000, percent: 90 }, 1000),
-    "Auto-compacting: the context (3.6k tokens) passed the threshold of 3k (window 4k minus compaction.reserveTokens 1k).",
+    autoCompactionStartText("threshold", { tokens: 3605, contextWindow: 4000, percent: 90 }, { reserveTokens: 1000 }),
+    "Auto-compacting: the context (3.6k tokens) passed the threshold of 3k in a 4k-token window.",
   );
-  assert.equal(autoCompactionStartText("threshold", { tokens: null, contextWindow: 4000, percent: null }, 1000), "Auto-compacting: the context passed the threshold.");
-  assert.match(autoCompactionStartText("overflow", undefined, 1000), /^Context overflow detected: /);
+  // the default reserve of 16,384 in an 8,192-token window: the threshold the session uses (6,144), not 0
+  assert.equal(
+    autoCompactionStartText("threshold", { tokens: 6500, contextWindow: 8192, percent: 79 }, { reserveTokens: 16384 }),
+    "Auto-compacting: the context (6.5k tokens) passed the threshold of 6.1k in a 8.2k-token window.",
+  );
+  assert.match(autoCompactionStartText("threshold", { tokens: 150_000, contextWindow: 200_000, percent: 75 }, { reserveTokens: 16384, thresholdPercent: 70 }), /threshold of 140k /);
+  assert.equal(autoCompactionStartText("threshold", { tokens: null, contextWindow: 4000, percent: null }, { reserveTokens: 1000 }), "Auto-compacting: the context passed the threshold.");
+  assert.match(autoCompactionStartText("overflow", undefined, { reserveTokens: 1000 }), /^Context overflow detected: /);
 });
 
 test("how an automatic compaction ended", () => {
@@ -28,7 +34,7 @@ test("how an automatic compaction ended", () => {
   const result = { summary: "s", firstKeptEntryId: "abc12345", tokensBefore: 12_345 };
   assert.deepEqual(autoCompactionEndBlock({ ...base, result } as never), {
     style: "success",
-    text: "✓ Auto-compaction (overflow): 12,345 tokens summarized; kept from entry abc12345; retrying the turn.",
+    text: "✓ Auto-compaction (overflow): 12,345 tokens of context; kept from entry abc12345; retrying the turn.",
   });
   assert.equal(autoCompactionEndBlock({ ...base, reason: "threshold", willRetry: false, result } as never).text.endsWith("abc12345."), true);
   assert.deepEqual(autoCompactionEndBlock({ ...base, aborted: true }), { style: "warning", text: "Auto-compaction cancelled." });

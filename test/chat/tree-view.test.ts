@@ -83,7 +83,7 @@ test("compactions and branch summaries are shown as such, the branch preamble le
   const compaction = rows.find((r) => r.summary === "compaction")!;
   const branch = rows.find((r) => r.summary === "branch")!;
   assert.equal(compaction.kind, "compaction");
-  assert.match(compaction.text, /^1,234 tokens summarized, keeps from \w+: ## Goal/);
+  assert.match(compaction.text, /^context of 1,234 tokens compacted, keeps from \w+: ## Goal/);
   assert.equal(branch.kind, "branch summary");
   assert.equal(branch.text, "## Goal\nTried plan B");
   assert.equal(formatTreeRow(branch, 200), "└─ branch summary: ## Goal Tried plan B ← current");
