@@ -49,7 +49,7 @@ export interface TestBundles {
 }
 
 export async function bundleTests(root: string, files: readonly string[]): Promise<TestBundles> {
-  for (const dir of new Set(files.map((file) => dirname(file)))) removeStale(dir);
+  for (const dir of new Set(files.map((file) => dirname(file)))) removeStale(dir, (name) => BUNDLE.test(name));
   const tag = `${process.pid}-${Date.now()}`;
   await build({
     entryPoints: [...files],
@@ -74,13 +74,14 @@ export async function bundleTests(root: string, files: readonly string[]): Promi
   return { bundleOf, remove };
 }
 
-function removeStale(dir: string): void {
+/** What a run that was killed left in `dir` (the entries `left` names), once a day old: a live run's are newer. */
+export function removeStale(dir: string, left: (name: string) => boolean): void {
   const dayAgo = Date.now() - 24 * 3600_000;
   for (const name of readdirSync(dir)) {
-    if (!BUNDLE.test(name)) continue;
-    const file = join(dir, name);
+    if (!left(name)) continue;
+    const path = join(dir, name);
     try {
-      if (statSync(file).mtimeMs < dayAgo) rmSync(file, { force: true });
+      if (statSync(path).mtimeMs < dayAgo) rmSync(path, { recursive: true, force: true });
     } catch {
       // removed by another run meanwhile
     }

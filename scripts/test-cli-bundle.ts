@@ -7,15 +7,15 @@
  * Each run has a folder of its own (two runs at once do not collide); folders of runs that were
  * killed are removed by a later run once they are a day old.
  */
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { IMPORT_META, ownImportMeta } from "./test-bundles.js";
+import { IMPORT_META, ownImportMeta, removeStale } from "./test-bundles.js";
 
 export async function bundleCli(root: string): Promise<{ path: string; remove: () => void }> {
   const parent = join(root, "node_modules", ".bonsai-test");
   mkdirSync(parent, { recursive: true });
-  removeStale(parent);
+  removeStale(parent, (name) => name.startsWith("cli-")); // timings.json stays
   const dir = join(parent, `cli-${process.pid}-${Date.now()}`);
   await build({
     entryPoints: { main: join(root, "src/cli/main.ts") },
@@ -32,17 +32,4 @@ export async function bundleCli(root: string): Promise<{ path: string; remove: (
     logLevel: "warning",
   });
   return { path: join(dir, "main.mjs"), remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** What runs that ended without removing theirs (killed) left, a day or more old. */
-function removeStale(parent: string): void {
-  const dayAgo = Date.now() - 24 * 3600_000;
-  for (const name of readdirSync(parent)) {
-    const path = join(parent, name);
-    try {
-      if (statSync(path).mtimeMs < dayAgo) rmSync(path, { recursive: true, force: true });
-    } catch {
-      // removed by another run meanwhile
-    }
-  }
 }

@@ -94,8 +94,9 @@ export function watchConnections(): void {
  * The failure's line; a connection error also names the URL that could not be reached and why,
  * unless the line already names that URL (the remote summarizer's own error does).
  */
-export function failureLine(error: unknown, last = fetchFailures?.last()): string {
+function failureLine(error: unknown): string {
   const line = describeError(error);
+  const last = fetchFailures?.last();
   return last && isConnectionError(line) && !line.includes(last.url) ? `${line} (${connectionErrorText(last.url, last.cause)})` : line;
 }
 

@@ -88,7 +88,7 @@ type Span = "history" | "turn prefix";
  * otherwise every failed span is named, history first, and one error shared by both is said once.
  * The message never depends on which of two parallel calls failed first.
  */
-export function spanFailure(failures: readonly { span: Span; error: unknown }[], userSignal: AbortSignal | undefined): Error {
+function spanFailure(failures: readonly { span: Span; error: unknown }[], userSignal: AbortSignal | undefined): Error {
   if (userSignal?.aborted) return new SummarizationAbortedError();
   const cause = failures[0]?.error;
   const texts = failures.map((f) => errorText(f.error));
@@ -108,30 +108,20 @@ export async function compact(
   summarizer: Summarizer,
   options: CompactOptions = {},
 ): Promise<CompactionResult> {
-  const userSignal = options.signal;
-  if (userSignal?.aborted) throw new SummarizationAbortedError();
+  if (options.signal?.aborted) throw new SummarizationAbortedError();
   if (!preparation.firstKeptEntryId) throw new Error("First kept entry has no id: run `bonsai migrate` on the session first");
 
-  // One controller for this compaction: the user's abort reaches every call. A failing span does not
-  // stop the other, so that the error names every span that fails (spanFailure).
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  userSignal?.addEventListener("abort", abort, { once: true });
-  try {
-    return await run(preparation, summarizer, options, controller);
-  } finally {
-    userSignal?.removeEventListener("abort", abort);
-  }
+  // The user's signal reaches every call. A failing span does not stop the other, so that the
+  // error names every span that fails (spanFailure).
+  return run(preparation, summarizer, options);
 }
 
 async function run(
   preparation: CompactionPreparation,
   summarizer: Summarizer,
   options: CompactOptions,
-  controller: AbortController,
 ): Promise<CompactionResult> {
-  const signal = controller.signal;
-  const userSignal = options.signal;
+  const signal = options.signal;
   const budgets = summaryTokenBudgets(preparation.settings.reserveTokens);
   const reasoning = summarizer.reasoning ? ("high" as const) : undefined;
   // The stored summary ends with file tags; they are re-derived below, so the model never sees them twice.
@@ -206,19 +196,19 @@ async function run(
           ...(older.status === "rejected" ? [{ span: "history" as const, error: older.reason }] : []),
           ...(prefix.status === "rejected" ? [{ span: "turn prefix" as const, error: prefix.reason }] : []),
         ],
-        userSignal,
+        signal,
       );
     }
     summary = `${older.value.text}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${prefix.value.text}`;
     remoteShortSummary = older.value.shortSummary;
   } else {
     const older = await olderHistory().catch((error: unknown) => {
-      throw spanFailure([{ span: "history", error }], userSignal);
+      throw spanFailure([{ span: "history", error }], signal);
     });
     summary = older.text;
     remoteShortSummary = older.shortSummary;
   }
-  if (userSignal?.aborted) throw new SummarizationAbortedError();
+  if (signal?.aborted) throw new SummarizationAbortedError();
 
   let shortSummary: string | undefined;
   if (options.shortSummary !== false) {
@@ -265,7 +255,7 @@ async function generateShortSummary(
   summary: string,
   summarizer: Summarizer,
   options: CompactOptions,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
   const maxTokens = summaryTokenBudgets(preparation.settings.reserveTokens).short;
   const build = (parts: readonly string[]) =>

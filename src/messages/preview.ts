@@ -16,7 +16,7 @@ export function clip(text: string, max: number): string {
   let out = "";
   let width = 0;
   let space = false; // whitespace seen since the last character kept
-  let cutAt: { length: number; width: number } | undefined; // the longest prefix that leaves a column for "…"
+  let cut = 0; // length of the longest prefix that leaves a column for "…" (it ends with a character, not a space)
   for (const char of text) {
     if (/\s/.test(char)) {
       space = out !== "";
@@ -24,11 +24,8 @@ export function clip(text: string, max: number): string {
     }
     const adding = (space ? " " : "") + char;
     const added = (space ? 1 : 0) + codePointWidth(char.codePointAt(0) as number);
-    if (width + added > max) {
-      const kept = cutAt ?? { length: 0, width: 0 };
-      return max < 1 ? "" : `${out.slice(0, kept.length).trimEnd()}…`;
-    }
-    if (width + added <= max - 1) cutAt = { length: out.length + adding.length, width: width + added };
+    if (width + added > max) return max < 1 ? "" : `${out.slice(0, cut)}…`;
+    if (width + added <= max - 1) cut = out.length + adding.length;
     out += adding;
     width += added;
     space = false;

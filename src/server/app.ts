@@ -239,8 +239,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     }
   };
 
-  // the same with the token in the path (onRequest checked it); another method on a summarize route
-  // is a 405 naming the one that works, not a 404 that suggests the route is not there
+  // Each summarize route, also with the token in the path (onRequest checked it). Another method on
+  // one of them is a 405 naming the one that works, not a 404 that suggests the route is not there.
   for (const url of ["/summarize", "/", "/t/:token/summarize", "/t/:token/"]) {
     app.post(url, summarize);
     app.route({

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(import.meta.dirname, "../..");
 
 /** The CLI's entry in the sources. */
-export const CLI_SOURCE = join(ROOT, "src/cli/main.ts");
+const CLI_SOURCE = join(ROOT, "src/cli/main.ts");
 
 const bundle = process.env.BONSAI_TEST_CLI;
 

@@ -99,4 +99,3 @@ export function register(program: Command): void {
       }),
     );
 }
-
