@@ -212,6 +212,7 @@ export class SessionFileWriter {
     try {
       let scanned = this.readTo;
       let renamed = false;
+      let othersAppend = false; // another program's lines were carried over
       const carry = (to: number) => {
         const now = fstatSync(old!);
         if (now.size < scanned || (!renamed && statSync(this.target).ino !== now.ino)) {
@@ -219,14 +220,18 @@ export class SessionFileWriter {
         }
         const carried = carryForeignLines(old!, scanned, own, to, content.length > 0 && content[content.length - 1] !== 0x0a);
         scanned = carried.read;
+        if (carried.written > 0) othersAppend = true;
         return carried.written;
       };
       writeFileAtomic(this.target, content, old === undefined ? undefined : carry);
       renamed = true;
       if (old !== undefined) {
         // A program that opened the old file just before the rename writes to it after: its
-        // lines are appended to the new file, on a second look a moment later too.
-        for (const wait of [0, 2]) {
+        // lines are appended to the new file, on a second look a moment later too. When another
+        // program was seen appending, the old file is looked at for longer: on a busy machine that
+        // program can be paused between its open and its write for more than a few milliseconds.
+        for (const wait of [0, 2, 10, 40]) {
+          if (wait > 2 && !othersAppend) break;
           pause(wait);
           const to = openSync(this.target, "a");
           try {
