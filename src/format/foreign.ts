@@ -1,7 +1,7 @@
 /**
  * Session files of other coding agents, recognized by their first line so that bonsai can say
  * what a file is when it refuses it: Claude Code (lines with `uuid`, `parentUuid` and
- * `sessionId`, or a `summary` line with `leafUuid`) and Codex (rollout files: `session_meta`,
+ * `sessionId`, a `summary` line with `leafUuid`, or a `file-history-snapshot` line) and Codex (rollout files: `session_meta`,
  * `response_item`, `event_msg` or `turn_context` lines with a `payload`; older ones open with an
  * `{id, timestamp, instructions}` line).
  */
@@ -17,6 +17,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export function foreignSessionFormat(value: unknown): ForeignSessionFormat | undefined {
   if (!isRecord(value)) return undefined;
   const type = value.type;
+  // Claude Code opens a file with one when its first act was a file snapshot
+  if (type === "file-history-snapshot" && typeof value.messageId === "string" && isRecord(value.snapshot)) return "Claude Code";
   if (typeof type === "string" && CLAUDE_TYPES.has(type)) {
     if (type === "summary" && typeof value.leafUuid === "string") return "Claude Code";
     if (typeof value.uuid === "string" && "parentUuid" in value && typeof value.sessionId === "string") return "Claude Code";

@@ -44,6 +44,8 @@ export class TreeIndex {
   private lines: LineSource | undefined;
   /** where the header's line is in `lines` */
   private headerLine: { line: number; offset: number; length: number } | undefined;
+  /** oh-my-pi's title slot before the header (format/title-slot.ts): where it is, and its text as read */
+  private titleSlot: { line: number; offset: number; length: number; text: string } | undefined;
   /**
    * entries changed in memory since their line was written: the message then, where the line is,
    * and the line to write instead of serializing the entry, when the change came with one
@@ -136,6 +138,11 @@ export class TreeIndex {
   /** Where the header's line is. For loaders. */
   headerAt(line: number, offset: number, length: number): void {
     this.headerLine = { line, offset, length };
+  }
+
+  /** Where oh-my-pi's title slot is, the line before the header, and its text as read. For loaders. */
+  titleSlotAt(line: number, offset: number, length: number, text: string): void {
+    this.titleSlot = { line, offset, length, text };
   }
 
   /** Where the lines the entries were read from are, to copy unchanged ones into a rewrite. For loaders. */
@@ -283,22 +290,30 @@ export class TreeIndex {
    * longer holds a line where it was read (another program changed it), before anything is written.
    */
   storedLines(header: SessionHeader, headerChanged: boolean): string[] {
-    const out = new Array<string>(this.nodes.length + 1);
+    // omp's title slot goes first, copied as the store holds it now: omp may have retitled in place
+    const slot = this.titleSlot ? 1 : 0;
+    const out = new Array<string>(this.nodes.length + 1 + slot);
     const source = this.lines;
     // without a source (a loader that did not attach one) every line is serialized, as it was read
     if (!source) this.bodies.load(this.nodes);
     const copied: StoredRange[] = [];
     const at: number[] = [];
+    if (this.titleSlot) {
+      if (source) {
+        copied.push({ id: "", titleSlot: true, ...this.titleSlot });
+        at.push(0);
+      } else out[0] = this.titleSlot.text;
+    }
     if (source && this.headerLine && !headerChanged) {
       copied.push({ id: header.id, ...this.headerLine });
-      at.push(0);
-    } else out[0] = JSON.stringify(header);
+      at.push(slot);
+    } else out[slot] = JSON.stringify(header);
     for (let i = 0; i < this.nodes.length; i++) {
       const node = this.nodes[i];
       if (source && node.offset >= 0) {
         copied.push(node);
-        at.push(i + 1);
-      } else out[i + 1] = (this.edits.size > 0 ? this.edits.get(node)?.text : undefined) ?? JSON.stringify(node.entry);
+        at.push(i + 1 + slot);
+      } else out[i + 1 + slot] = (this.edits.size > 0 ? this.edits.get(node)?.text : undefined) ?? JSON.stringify(node.entry);
     }
     if (copied.length > 0) {
       const texts = source!.texts(copied);
@@ -336,18 +351,25 @@ export class TreeIndex {
    * still on disk are read from the new file from now on.
    */
   rewritten(lines: readonly string[]): void {
-    if (lines.length !== this.nodes.length + 1) throw new Error(`a rewrite of ${lines.length} lines does not match ${this.nodes.length} entries`);
+    const slot = this.titleSlot ? 1 : 0;
+    if (lines.length !== this.nodes.length + 1 + slot) throw new Error(`a rewrite of ${lines.length} lines does not match ${this.nodes.length} entries`);
     this.edits.clear();
     if (!this.lines) return;
     this.lines = this.lines.rewritten(lines);
     this.bodies.close(); // its descriptor is on the replaced file; the next read opens the new one
-    let offset = Buffer.byteLength(lines[0], "utf8");
-    this.headerLine = { line: 1, offset: 0, length: offset };
-    offset++;
+    let offset = 0;
+    if (this.titleSlot) {
+      const length = Buffer.byteLength(lines[0], "utf8");
+      this.titleSlot = { line: 1, offset: 0, length, text: lines[0] };
+      offset = length + 1;
+    }
+    const headerLength = Buffer.byteLength(lines[slot], "utf8");
+    this.headerLine = { line: 1 + slot, offset, length: headerLength };
+    offset += headerLength + 1;
     for (let i = 0; i < this.nodes.length; i++) {
       const node = this.nodes[i];
-      const length = Buffer.byteLength(lines[i + 1], "utf8");
-      node.line = i + 2;
+      const length = Buffer.byteLength(lines[i + 1 + slot], "utf8");
+      node.line = i + 2 + slot;
       node.offset = offset;
       node.length = length;
       offset += length + 1;

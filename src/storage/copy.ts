@@ -8,6 +8,7 @@
  * written before the session, as pruning writes it before the rewrite that refers to it, and put
  * back as it was if the session cannot be written.
  */
+import { headerLineIndex } from "../format/title-slot.js";
 import { type ArchiveSnapshot, archiveLocation, readArchiveAt, type TargetArchive, targetArchive } from "./archive.js";
 import { foreignSessionFormat, foreignSessionMessage } from "../format/foreign.js";
 import { sessionFileName } from "./file.js";
@@ -48,7 +49,7 @@ export interface CopyResult {
 }
 
 function headerOf(lines: readonly string[], where: string): { id: string; timestamp: string } {
-  const first = lines.find((line) => line.trim() !== "");
+  const first = lines.slice(headerLineIndex(lines)).find((line) => line.trim() !== "");
   let header: { type?: unknown; id?: unknown; timestamp?: unknown } | undefined;
   try {
     header = first === undefined ? undefined : JSON.parse(first);

@@ -7,6 +7,7 @@ import { forEachFileLine } from "./read-lines.js";
 import type { SessionSummary } from "./types.js";
 import { errorText } from "../util/error-text.js";
 import { foreignSessionFormat, foreignSessionMessage } from "../format/foreign.js";
+import { isTitleSlot, slotTitle, type TitleSlot } from "../format/title-slot.js";
 
 const SESSION_INFO = Buffer.from('"session_info"');
 const USER_ROLE = Buffer.from('"role":"user"');
@@ -14,6 +15,7 @@ const USER_ROLE = Buffer.from('"role":"user"');
 export function summarizeFile(path: string): SessionSummary | undefined {
   const file = resolve(path);
   let header: Record<string, unknown> | undefined;
+  let slot: TitleSlot | undefined;
   let infoTitle: string | null | undefined;
   let firstUser: string | undefined;
   let entries = 0;
@@ -24,6 +26,7 @@ export function summarizeFile(path: string): SessionSummary | undefined {
       try {
         const value = JSON.parse(line.bytes.toString("utf8"));
         if (value?.type === "session" && typeof value.id === "string") header = value;
+        else if (!slot && isTitleSlot(value)) slot = value; // oh-my-pi's, before the header
         else notSession = true;
       } catch {
         notSession = true;
@@ -54,7 +57,7 @@ export function summarizeFile(path: string): SessionSummary | undefined {
     // the session's own id, as a database store lists it; the file is the location
     id: header.id as string,
     location: file,
-    title: (infoTitle !== undefined ? infoTitle : str(header.title)) ?? firstUser ?? null,
+    title: (infoTitle !== undefined ? infoTitle : ((slot && slotTitle(slot)) ?? str(header.title))) ?? firstUser ?? null,
     cwd: str(header.cwd),
     created: str(header.timestamp),
     updated: statSync(file).mtime.toISOString(),

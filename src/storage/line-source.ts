@@ -11,6 +11,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { jsonlBytes, lineId } from "../format/lines.js";
 import { type ByteRange, readRanges } from "./bodies.js";
+import { titleSlotOfLines } from "../format/title-slot.js";
 
 /** A stored line and the entry (or header) it must hold. */
 export interface StoredRange extends ByteRange {
@@ -18,6 +19,8 @@ export interface StoredRange extends ByteRange {
   readonly id: string;
   /** 1-based line number: a database row's place, and where errors point */
   readonly line: number;
+  /** the line is oh-my-pi's title slot (no id: it must still be a title slot) */
+  readonly titleSlot?: boolean;
 }
 
 /** The lines of a session as its store holds them. */
@@ -49,9 +52,9 @@ function holds(text: string, id: string): boolean {
 
 /** `text`, checked to be the line of the entry `range` says. */
 function checked(text: string, range: StoredRange, where: string): string {
-  if (holds(text, range.id)) return text;
+  if (range.titleSlot ? titleSlotOfLines([text]) !== undefined : holds(text, range.id)) return text;
   throw new Error(
-    `${where}:${range.line}: cannot copy entry ${range.id} into the rewrite: the line there no longer holds it; the session was changed by another program since it was opened, open it again`,
+    `${where}:${range.line}: cannot copy ${range.titleSlot ? "oh-my-pi's title line" : `entry ${range.id}`} into the rewrite: the line there no longer holds it; the session was changed by another program since it was opened, open it again`,
   );
 }
 

@@ -4,6 +4,7 @@
  * the name a backup takes.
  */
 import { jsonlBytes } from "../format/lines.js";
+import { slotTitle, titleSlotOfLines } from "../format/title-slot.js";
 import { RowLines } from "./line-source.js";
 import { type EntrySink, type LoadedIndex, type LoadedSession, loadSessionText, loadTextIndex } from "./load.js";
 
@@ -38,17 +39,23 @@ function parseObject(line: string): Record<string, unknown> | undefined {
 
 /**
  * Reads what `ls` shows off lines about to be stored. `first` says the first of them is the
- * session's first line (its header). Only lines that can be a session_info entry are parsed.
+ * session's first line: its header, or oh-my-pi's title slot and then the header (whose title
+ * the slot's overrides, as omp lists it). Only lines that can be a session_info entry are parsed.
  */
 export function digestLines(lines: readonly string[], first: boolean): LinesDigest {
-  const digest: LinesDigest = { bytes: 0, lines: lines.length, entries: first && lines.length > 0 ? lines.length - 1 : lines.length };
+  const slot = first ? titleSlotOfLines(lines) : undefined;
+  const headerAt = first ? (slot ? 1 : 0) : -1;
+  const leading = Math.min(lines.length, headerAt + 1);
+  const digest: LinesDigest = { bytes: 0, lines: lines.length, entries: lines.length - leading };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     digest.bytes += Buffer.byteLength(line, "utf8") + 1;
-    if (i === 0 && first) {
+    if (i < headerAt) continue;
+    if (i === headerAt) {
       const header = parseObject(line);
       if (header?.type === "session") {
-        digest.header = { cwd: str(header.cwd), created: str(header.timestamp), title: str(header.title) || null };
+        const title = (slot && slotTitle(slot)) || str(header.title) || null;
+        digest.header = { cwd: str(header.cwd), created: str(header.timestamp), title };
       }
       continue;
     }

@@ -10,6 +10,7 @@ import { finishesJsonObjects, splitGluedObjects } from "../format/json-syntax.js
 import { decodeRange, forEachBufferLine, isUtf8Range, type RawLine } from "../format/lines.js";
 import { forEachDescriptorLine } from "./read-lines.js";
 import { isKnownEntryType, validateEntry, validateHeader } from "../format/validate.js";
+import { isTitleSlot } from "../format/title-slot.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../format/entry-types.js";
 import { errorText } from "../util/error-text.js";
 
@@ -54,6 +55,8 @@ export interface LoadedSession {
   /** false when the last byte is not a newline: the next append must start a new line */
   endsWithNewline: boolean;
   size: number;
+  /** oh-my-pi's title slot, the line before the header, as read (format/title-slot.ts) */
+  titleSlot?: { line: number; text: string };
 }
 
 const MAX_REASON = 120;
@@ -94,6 +97,8 @@ export interface EntrySink {
   attachBodies(bodies: BodyReader): void;
   /** where the header's line is (a current file's only: an older one is migrated, every line rewritten) */
   headerAt?(line: number, offset: number, length: number): void;
+  /** where oh-my-pi's title slot is, the line before the header (format/title-slot.ts), which a rewrite copies first */
+  titleSlotAt?(line: number, offset: number, length: number, text: string): void;
   /** hands over where the lines are, so a rewrite copies the unchanged ones (line-source.ts) */
   attachLines?(lines: LineSource): void;
 }
@@ -102,6 +107,7 @@ export interface EntrySink {
 class SessionReader {
   header: SessionHeader | undefined;
   headerProblem: { line: number; reason: string } | undefined;
+  titleSlot: { line: number; offset: number; length: number; text: string } | undefined;
   readonly fileEntries: FileEntry[] = [];
   readonly issues: LoadIssue[] = [];
   private readonly ids = new Set<string>();
@@ -157,6 +163,11 @@ class SessionReader {
       return;
     }
     if (!this.header) {
+      // the first line read (an earlier one would have set headerProblem) may be omp's title slot
+      if (!this.titleSlot && isTitleSlot(value)) {
+        this.titleSlot = { line: line.lineNo, offset: line.offset, length: line.end - line.start, text };
+        return;
+      }
       const problem = validateHeader(value);
       if (problem) {
         this.headerProblem = { line: line.lineNo, reason: problem };
@@ -166,6 +177,8 @@ class SessionReader {
       this.requireTreeFields = typeof this.header.version === "number" && this.header.version >= 2;
       const current = typeof this.header.version === "number" && this.header.version >= CURRENT_SESSION_VERSION;
       if (current) this.into = this.index;
+      const slot = this.titleSlot;
+      if (slot) this.into?.titleSlotAt?.(slot.line, slot.offset, slot.length, slot.text);
       this.into?.headerAt?.(line.lineNo, line.offset, line.end - line.start);
       this.fileEntries.push(this.header);
       if (!validUtf8) this.issue("invalid-utf8", line.lineNo, "header has bytes that are not UTF-8; read with replacement characters", false);
@@ -249,13 +262,17 @@ function finish(reader: SessionReader, path: string, size: number): LoadedSessio
   if (reader.headerProblem) {
     throw new SessionFileError("BAD_HEADER", path, reader.headerProblem.reason, reader.headerProblem.line);
   }
-  if (!reader.header) throw new SessionFileError("EMPTY", path, "empty file: no session header");
+  if (!reader.header) {
+    if (reader.titleSlot) throw new SessionFileError("EMPTY", path, "holds only oh-my-pi's title line, no session header");
+    throw new SessionFileError("EMPTY", path, "empty file: no session header");
+  }
   return {
     header: reader.header,
     fileEntries: reader.fileEntries,
     issues: reader.issues,
     endsWithNewline: reader.lastTerminated,
     size,
+    ...(reader.titleSlot && { titleSlot: { line: reader.titleSlot.line, text: reader.titleSlot.text } }),
   };
 }
 

@@ -26,6 +26,13 @@ const claudeUser = {
   uuid: "a1b2c3d4-e5f6-4a1b-8c2d-3e4f5a6b7c8d",
   timestamp: "2025-07-01T10:00:00.000Z",
 };
+// Claude Code starts a file with this line when its first act was a file snapshot (issue 24, item 7)
+const claudeSnapshot = {
+  type: "file-history-snapshot",
+  messageId: "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+  snapshot: { messageId: "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", trackedFileBackups: {}, timestamp: "2026-10-01T10:00:00.000Z" },
+  isSnapshotUpdate: false,
+};
 const codexMeta = {
   timestamp: "2025-09-12T08:30:00.000Z",
   type: "session_meta",
@@ -38,6 +45,8 @@ describe("foreignSessionFormat", () => {
   it("names Claude Code and Codex lines, and nothing else", () => {
     assert.equal(foreignSessionFormat(claudeSummary), "Claude Code");
     assert.equal(foreignSessionFormat(claudeUser), "Claude Code");
+    assert.equal(foreignSessionFormat(claudeSnapshot), "Claude Code");
+    assert.equal(foreignSessionFormat({ type: "file-history-snapshot" }), undefined);
     assert.equal(foreignSessionFormat(codexMeta), "Codex");
     assert.equal(foreignSessionFormat(codexItem), "Codex");
     assert.equal(foreignSessionFormat(codexOld), "Codex");
@@ -55,6 +64,7 @@ describe("bonsai on another agent's session", () => {
   };
   for (const [name, lines, format] of [
     ["claude.jsonl", [claudeSummary, claudeUser], "Claude Code"],
+    ["claude-snapshot.jsonl", [claudeSnapshot, claudeUser], "Claude Code"],
     ["codex.jsonl", [codexMeta, codexItem], "Codex"],
   ] as const) {
     it(`info, tree and copy name a ${format} session`, async () => {
