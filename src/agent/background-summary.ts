@@ -72,7 +72,7 @@ export class BackgroundSummary {
     const branch = this.options.sessionManager.getBranch();
     // A hook that supplies its own compaction decides at the threshold; nothing to prepare.
     if (this.options.hooks.hasHandlers("session_before_compact")) return;
-    const plan = planCompaction(branch, this.options.settings.compaction);
+    const plan = planCompaction(branch, this.options.settings.compaction, this.options.sessionManager.getDialect());
     if (!plan.ok) return;
     const leaf = branch[branch.length - 1];
     const controller = new AbortController();
@@ -156,7 +156,7 @@ export class BackgroundSummary {
         summarized: { ...summarized, result: { ...summarized.result, tokensBefore } },
       };
     }
-    const fresh = planCompaction(branch, this.options.settings.compaction);
+    const fresh = planCompaction(branch, this.options.settings.compaction, this.options.sessionManager.getDialect());
     if (!fresh.ok || fresh.preparation.firstKeptEntryIndex <= base.firstKeptEntryIndex) {
       return { preparation: { ...base, recentMessages, tokensBefore }, summarized: { ...summarized, result: { ...summarized.result, tokensBefore } } };
     }

@@ -224,7 +224,7 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   const branch = session.getBranch();
   let preparation = options.preparation;
   if (!preparation) {
-    const plan = planCompaction(branch, ctx.settings.compaction);
+    const plan = planCompaction(branch, ctx.settings.compaction, session.getDialect());
     if (!plan.ok) {
       throw new CompactionError(plan.reason, plan.reason === "already-compacted" ? "Already compacted" : plan.message);
     }

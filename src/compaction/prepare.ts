@@ -4,7 +4,8 @@
  * prefix of a split turn), the previous summary, the files touched so far, and the context size.
  */
 import type { AgentMessage, Usage } from "../format/message-types.js";
-import { contextFromPath, messageFromEntry, messagesOfPath } from "../format/context.js";
+import { contextFromPath, dialectOfPath, messageFromEntry } from "../format/context.js";
+import type { ContextSegments, Dialect } from "../format/dialects/index.js";
 import { type CompactionEntry, type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
 import { findCutPoint } from "./cut-point.js";
 import { addFileLists, createFileOps, extractFileOpsFromMessage, type FileOps } from "./file-ops.js";
@@ -46,10 +47,8 @@ export type CompactionPlan =
 /** The usage ratio never grows the budget, and is capped so one odd request cannot empty it. */
 export const MAX_USAGE_RATIO = 4;
 
-function lastCompactionIndex(path: readonly SessionEntry[]): number {
-  for (let i = path.length - 1; i >= 0; i--) if (path[i].type === "compaction") return i;
-  return -1;
-}
+/** Where the context opens: its compaction, or the entry before the first it reads (a reset boundary, or -1). */
+const contextOpening = (s: ContextSegments): number => (s.compaction >= 0 ? s.compaction : s.start - 1);
 
 /** The newest completed assistant usage after `after` on the path, with its index. */
 function freshUsage(path: readonly SessionEntry[], after: number): { usage: Usage; index: number } | undefined {
@@ -68,8 +67,8 @@ function freshUsage(path: readonly SessionEntry[], after: number): { usage: Usag
  * context of the path before it, summary included). Only a request made after the latest
  * compaction qualifies (docs/ARCHITECTURE.md, decision 4), so a pre-compaction size never shrinks the budget.
  */
-export function usageRatio(path: readonly SessionEntry[], usage: Usage, index: number): number | undefined {
-  const estimated = estimateMessagesTokens(contextFromPath(path.slice(0, index)).messages);
+export function usageRatio(path: readonly SessionEntry[], usage: Usage, index: number, dialect = dialectOfPath(path)): number | undefined {
+  const estimated = estimateMessagesTokens(contextFromPath(path.slice(0, index), dialect).messages);
   if (estimated <= 0) return undefined;
   const ratio = calculatePromptTokens(usage) / estimated;
   if (!Number.isFinite(ratio) || ratio <= 1) return undefined;
@@ -81,9 +80,9 @@ export function usageRatio(path: readonly SessionEntry[], usage: Usage, index: n
  * plus estimates of the messages after it; without such a usage, the estimate of the whole
  * context (a kept assistant's usage from before the compaction describes the old, larger context).
  */
-export function contextTokensOfPath(path: readonly SessionEntry[]): number {
-  const fresh = freshUsage(path, lastCompactionIndex(path));
-  if (!fresh) return estimateMessagesTokens(contextFromPath(path).messages);
+export function contextTokensOfPath(path: readonly SessionEntry[], dialect = dialectOfPath(path)): number {
+  const fresh = freshUsage(path, contextOpening(dialect.segments(path)));
+  if (!fresh) return estimateMessagesTokens(contextFromPath(path, dialect).messages);
   let trailing = 0;
   for (let i = fresh.index + 1; i < path.length; i++) {
     const message = messageFromEntry(path[i]);
@@ -103,26 +102,26 @@ const count = (n: number) => n.toLocaleString("en-US");
  * and when the new cut passes them they are summarized instead of silently dropped (the spec's
  * "previous compaction + 1" boundary loses them: they are in neither summary).
  */
-export function planCompaction(pathEntries: readonly SessionEntry[], settings: CompactionSettings): CompactionPlan {
+export function planCompaction(pathEntries: readonly SessionEntry[], settings: CompactionSettings, dialect: Dialect = dialectOfPath(pathEntries)): CompactionPlan {
   const path = pathEntries;
   const end = path.length;
   if (end > 0 && path[end - 1].type === "compaction") {
     return { ok: false, reason: "already-compacted", message: "Already compacted: nothing was added since the last compaction" };
   }
 
-  const prevIndex = lastCompactionIndex(path);
+  // the span starts where the context does: at the previous compaction's first kept entry, or
+  // after a reset boundary that cleared it all (the previous summary with it: the agent dropped it)
+  const segments = dialect.segments(path);
+  const prevIndex = segments.compaction;
   const previous = prevIndex >= 0 ? (path[prevIndex] as CompactionEntry) : undefined;
-  let boundaryStart = prevIndex + 1;
-  if (previous) {
-    const kept = path.findIndex((e) => e.id === previous.firstKeptEntryId);
-    if (kept >= 0 && kept < prevIndex) boundaryStart = kept;
-  }
+  const boundaryStart = previous ? (segments.kept < prevIndex ? segments.kept : prevIndex + 1) : segments.start;
+  const messagesOfPath = (from: number, to: number) => dialect.spanMessages(path, from, to);
 
   let keepRecentTokens = settings.keepRecentTokens;
   let ratio: number | undefined;
-  const fresh = freshUsage(path, prevIndex);
+  const fresh = freshUsage(path, contextOpening(segments));
   if (fresh) {
-    ratio = usageRatio(path, fresh.usage, fresh.index);
+    ratio = usageRatio(path, fresh.usage, fresh.index, dialect);
     if (ratio !== undefined) keepRecentTokens = Math.max(1, Math.floor(keepRecentTokens / ratio));
   }
 
@@ -134,14 +133,14 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
   // A turn start at or after the kept region's start leaves an empty prefix: a clean cut.
   const isSplitTurn = cut.isSplitTurn && cut.turnStartIndex < cut.firstKeptEntryIndex;
   const historyEnd = isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
-  const messagesToSummarize = messagesOfPath(path, boundaryStart, historyEnd);
-  const turnPrefixMessages = isSplitTurn ? messagesOfPath(path, cut.turnStartIndex, cut.firstKeptEntryIndex) : [];
+  const messagesToSummarize = messagesOfPath(boundaryStart, historyEnd);
+  const turnPrefixMessages = isSplitTurn ? messagesOfPath(cut.turnStartIndex, cut.firstKeptEntryIndex) : [];
   if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) {
     return {
       ok: false,
       reason: "nothing-to-compact",
       // not a failure (the chat and the CLI show it as a notice): say what is the case
-      message: `Nothing to compact yet: ${previous ? "the conversation since the last compaction" : "the whole conversation"} (${count(estimateMessagesTokens(messagesOfPath(path, boundaryStart, end)))} tokens) fits in the ${count(keepRecentTokens)} tokens kept verbatim`,
+      message: `Nothing to compact yet: ${previous ? "the conversation since the last compaction" : "the whole conversation"} (${count(estimateMessagesTokens(messagesOfPath(boundaryStart, end)))} tokens) fits in the ${count(keepRecentTokens)} tokens kept verbatim`,
     };
   }
 
@@ -155,9 +154,9 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
     firstKeptEntryIndex: cut.firstKeptEntryIndex,
     messagesToSummarize,
     turnPrefixMessages,
-    recentMessages: messagesOfPath(path, cut.firstKeptEntryIndex, end),
+    recentMessages: messagesOfPath(cut.firstKeptEntryIndex, end),
     isSplitTurn,
-    tokensBefore: contextTokensOfPath(path),
+    tokensBefore: contextTokensOfPath(path, dialect),
     fileOps,
     settings,
     boundaryStart,

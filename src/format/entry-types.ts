@@ -4,7 +4,7 @@
  * `{provider, modelId}`, `session_info`) and oh-my-pi (`fromExtension`, model_change
  * `{model: "provider/id", role?}`, header `title`).
  */
-import type { AgentMessage, ImageContent, TextContent } from "./message-types.js";
+import type { AgentMessage, ImageContent, SystemMessage, TextContent } from "./message-types.js";
 
 export const CURRENT_SESSION_VERSION = 3;
 
@@ -35,7 +35,8 @@ export interface MessageEntry extends EntryBase {
 
 export interface ThinkingLevelChangeEntry extends EntryBase {
   type: "thinking_level_change";
-  thinkingLevel: string;
+  /** oh-my-pi writes null for "off" */
+  thinkingLevel: string | null;
 }
 
 export interface ModelChangeEntry extends EntryBase {
@@ -67,6 +68,11 @@ export interface CompactionEntry<T = unknown> extends EntryBase {
   fromHook?: boolean;
   /** oh-my-pi spelling */
   fromExtension?: boolean;
+  /** pi ≥ 0.87: the system prompt and tools when the compaction was made, sent before the summary */
+  systemMessage?: SystemMessage;
+  /** oh-my-pi: how it was made (remote, snapcompact, handoff, soft, shake) and its size after */
+  method?: string;
+  tokensAfter?: number;
 }
 
 export interface BranchSummaryEntry<T = unknown> extends EntryBase {
@@ -123,6 +129,40 @@ export interface ModeChangeEntry extends EntryBase {
   data?: unknown;
 }
 
+/**
+ * pi ≥ 0.87: an earlier message of the branch left out of the context (`replacement: null`) or
+ * sent with other content, appended instead of rewriting the message (format/dialects/pi-1.ts).
+ */
+export interface ContextEditEntry extends EntryBase {
+  type: "context_edit";
+  targetId: string;
+  replacement: null | { content: unknown };
+}
+
+/** pi ≥ 0.87: tokens a request spent outside the conversation (a cache warm-up); no message. */
+export interface UsageEntry extends EntryBase {
+  type: "usage";
+  [field: string]: unknown;
+}
+
+/** oh-my-pi's `/clear`: the context starts after the latest one, unless a compaction follows it. */
+export interface ResetBoundaryEntry extends EntryBase {
+  type: "reset_boundary";
+}
+
+/** oh-my-pi: the session was named (the title slot holds the name too); no message. */
+export interface TitleChangeEntry extends EntryBase {
+  type: "title_change";
+  title?: string;
+  [field: string]: unknown;
+}
+
+/** oh-my-pi's bookkeeping entries that carry no message: model usage, service tier, credential pins. */
+export interface OmpStateEntry extends EntryBase {
+  type: "model_usage" | "service_tier_change" | "credential_pin";
+  [field: string]: unknown;
+}
+
 export type SessionEntry =
   | MessageEntry
   | ThinkingLevelChangeEntry
@@ -135,7 +175,12 @@ export type SessionEntry =
   | SessionInfoEntry
   | TtsrInjectionEntry
   | SessionInitEntry
-  | ModeChangeEntry;
+  | ModeChangeEntry
+  | ContextEditEntry
+  | UsageEntry
+  | ResetBoundaryEntry
+  | TitleChangeEntry
+  | OmpStateEntry;
 
 export type EntryType = SessionEntry["type"];
 

@@ -131,6 +131,21 @@ export interface CompactionSummaryMessage {
   timestamp: number;
 }
 
+/**
+ * pi ≥ 0.87's system message: the prompt and the tool loadout as a message of the session
+ * (pi-ai's transcript types). Later ones patch earlier ones: content appended, `sections` replaced
+ * by name (null deletes), tools removed then added. A compaction keeps the state at its time as
+ * its `systemMessage`.
+ */
+export interface SystemMessage {
+  role: "system";
+  content: string | TextContent[] | null;
+  sections?: Record<string, string | null>;
+  toolsAdded?: unknown[];
+  toolsRemoved?: { name: string }[];
+  timestamp: number;
+}
+
 export interface MentionedFile {
   path: string;
   content: string;
@@ -158,6 +173,7 @@ export type AgentMessage =
   | HookMessage
   | BranchSummaryMessage
   | CompactionSummaryMessage
-  | FileMentionMessage;
+  | FileMentionMessage
+  | SystemMessage;
 
 export type MessageRole = AgentMessage["role"];

@@ -34,6 +34,8 @@ const ENTRY_CHECKS: Record<string, (e: Json) => string | undefined> = {
       case "custom":
       case "hookMessage":
         return isContent(m.content) ? undefined : "field `message.content` must be a string or a list of blocks";
+      case "system": // pi ≥ 0.87 reads a null content as empty
+        return m.content === null || m.content === undefined || isContent(m.content) ? undefined : "field `message.content` must be a string or a list of blocks";
       case "assistant":
       case "toolResult":
         return Array.isArray(m.content) && m.content.every(isObject)
@@ -58,7 +60,7 @@ const ENTRY_CHECKS: Record<string, (e: Json) => string | undefined> = {
         return undefined;
     }
   },
-  thinking_level_change: (e) => requireField(e, "thinkingLevel", isString, "a string"),
+  thinking_level_change: (e) => requireField(e, "thinkingLevel", (v) => isString(v) || v === null, "a string or null"),
   model_change: (e) =>
     isString(e.model) || (isString(e.provider) && isString(e.modelId))
       ? undefined
@@ -84,6 +86,17 @@ const ENTRY_CHECKS: Record<string, (e: Json) => string | undefined> = {
     requireField(e, "injectedRules", (v) => Array.isArray(v) && v.every(isString), "a list of strings"),
   session_init: () => undefined,
   mode_change: (e) => requireField(e, "mode", isString, "a string"),
+  // pi ≥ 0.87
+  context_edit: (e) =>
+    requireField(e, "targetId", isString, "a string") ??
+    requireField(e, "replacement", (v) => v === null || (isObject(v) && "content" in v), "null or an object with `content`"),
+  usage: () => undefined,
+  // oh-my-pi 18
+  reset_boundary: () => undefined,
+  title_change: () => undefined,
+  model_usage: () => undefined,
+  service_tier_change: () => undefined,
+  credential_pin: () => undefined,
 };
 
 export function isKnownEntryType(type: string): boolean {

@@ -112,7 +112,7 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
       return { kind: "model_change", text: entry.role && entry.role !== "default" ? `${entry.role}: ${name}` : name };
     }
     case "thinking_level_change":
-      return { kind: "thinking", text: entry.thinkingLevel };
+      return { kind: "thinking", text: entry.thinkingLevel ?? "off" };
     case "label":
       return { kind: "label", text: entry.label ? `${entry.targetId} = "${entry.label}"` : `${entry.targetId} cleared` };
     case "session_info":

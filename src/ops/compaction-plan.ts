@@ -62,7 +62,7 @@ export function planBranchCompaction(
 ): { report: CompactPlanReport; preparation?: CompactionPreparation } {
   const branch = session.getBranch();
   const estimatedTokensBefore = estimateMessagesTokens(session.buildSessionContext().messages);
-  const plan = planCompaction(branch, settings);
+  const plan = planCompaction(branch, settings, session.getDialect());
   const base: CompactPlanReport = {
     file,
     compacted: false,

@@ -15,7 +15,7 @@ import {
   type WarningListener,
   withSession,
 } from "./open-session.js";
-import { entriesInContext, pruneSession, type PruneSessionResult, type RestoreResult, restorePrunedOutputs } from "./prune.js";
+import { branchEntriesInContext, pruneSession, type PruneSessionResult, type RestoreResult, restorePrunedOutputs } from "./prune.js";
 
 export interface PruneReport {
   file: string;
@@ -100,14 +100,14 @@ export async function pruneToolOutput(target: SessionTarget, options: PruneToolO
   if (options.dryRun) {
     const opened = await readTarget(target, onWarning);
     return withSession(opened, () => {
-      const overview = pruneOverview(entriesInContext(opened.session.getBranch()), config);
+      const overview = pruneOverview(branchEntriesInContext(opened.session), config);
       return pruneReport(opened.file, pruneSession(opened.session, { dryRun: true, config }), overview);
     });
   }
   const writable = await openForWriting(target, onWarning);
   return withSession(writable, () => {
     // the numbers as they were before pruning, which is what the report explains
-    const overview = pruneOverview(entriesInContext(writable.session.getBranch()), config);
+    const overview = pruneOverview(branchEntriesInContext(writable.session), config);
     const plan = pruneSession(writable.session, { dryRun: true, config });
     if (plan.prunedCount === 0) return pruneReport(writable.file, plan, overview);
     // Pruning rewrites the whole file: an older format is upgraded in the same step.

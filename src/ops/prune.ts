@@ -7,7 +7,7 @@
  * module reaches it through the session only. Restoring puts the originals back.
  */
 import type { ImageContent, TextContent, ToolResultMessage } from "../format/message-types.js";
-import { contextFromPath, contextSegments } from "../format/context.js";
+import { contextFromPath, entriesInContext } from "../format/context.js";
 import type { SessionManager } from "../session/manager.js";
 import type { SessionEntry } from "../format/entry-types.js";
 import { validateEntry } from "../format/validate.js";
@@ -64,16 +64,8 @@ function parsePrunedRecords(stored: StoredLines, where: string, onWarning?: (mes
   return records;
 }
 
-/**
- * The entries of a path whose messages are in its context (the context rule, contextSegments):
- * the ones the latest compaction kept, other compactions left out, then every entry after it.
- * Pruning anything older saves nothing.
- */
-export function entriesInContext(path: readonly SessionEntry[]): SessionEntry[] {
-  const { compaction, kept } = contextSegments(path);
-  if (compaction < 0) return [...path];
-  return [...path.slice(kept, compaction).filter((e) => e.type !== "compaction"), ...path.slice(compaction + 1)];
-}
+/** The entries of a session's branch whose messages are in its context: pruning anything older saves nothing. */
+export const branchEntriesInContext = (session: SessionManager): SessionEntry[] => entriesInContext(session.getBranch(), session.getDialect());
 
 export interface PruneSessionOptions {
   config?: Partial<PruneConfig>;
@@ -95,7 +87,7 @@ export interface PruneSessionResult {
   dryRun: boolean;
 }
 
-const estimateContext = (session: SessionManager): number => estimateMessagesTokens(contextFromPath(session.getBranch()).messages);
+const estimateContext = (session: SessionManager): number => estimateMessagesTokens(contextFromPath(session.getBranch(), session.getDialect()).messages);
 
 /**
  * Prunes old tool output on the session's current branch. The originals are archived and synced
@@ -105,7 +97,7 @@ const estimateContext = (session: SessionManager): number => estimateMessagesTok
 export function pruneSession(session: SessionManager, options: PruneSessionOptions = {}): PruneSessionResult {
   const config = { ...DEFAULT_PRUNE_CONFIG, ...options.config };
   const contextTokensBefore = estimateContext(session);
-  const entries = entriesInContext(session.getBranch());
+  const entries = branchEntriesInContext(session);
   const plan = planPruning(entries, config);
   const result: PruneSessionResult = {
     prunedCount: plan.candidates.length,
@@ -134,7 +126,7 @@ export interface SavingsResult {
  * and rewritten like pruneSession, so `restorePrunedOutputs` puts them back.
  */
 export function applySavings(session: SessionManager, options: { config?: Partial<SavingsConfig>; now?: number } = {}): SavingsResult {
-  const entries = entriesInContext(session.getBranch());
+  const entries = branchEntriesInContext(session);
   const candidates = planSavings(entries, options.config);
   const result: SavingsResult = { prunedCount: candidates.length, tokensSaved: candidates.reduce((sum, c) => sum + c.savings, 0), candidates };
   if (candidates.length === 0) return result;

@@ -6,7 +6,8 @@
  * below the leaf of the last context built when the new leaf descends from it: an agent asks for
  * the context every turn after appending an entry or two, and only those are converted.
  */
-import { modelFromChange, pushContextMessages } from "../format/context.js";
+import { modelFromChange } from "../format/context.js";
+import type { Dialect } from "../format/dialects/index.js";
 import type { AgentMessage } from "../format/message-types.js";
 import type { CompactionEntry, ModelRef, SessionContext, ThinkingLevelChangeEntry } from "../format/entry-types.js";
 import type { IndexNode } from "./index-node.js";
@@ -21,6 +22,8 @@ interface RememberedContext {
   leaf: IndexNode;
   /** never handed out: callers get copies, and this one grows as the leaf moves down */
   messages: AgentMessage[];
+  /** the rule it was built by: another one (the session's dialect showed itself) starts over */
+  dialect: Dialect;
 }
 
 export class ContextMemo {
@@ -43,9 +46,9 @@ export class ContextMemo {
   /**
    * The context at a rooted leaf, in a new object with a new messages array; undefined when the
    * leaf's model source changed role since it was indexed (replaced in memory), and only a walk
-   * over the whole path can say.
+   * over the whole path can say. For a dialect whose settings are the latest set on the path.
    */
-  context(leaf: IndexNode): SessionContext | undefined {
+  context(leaf: IndexNode, dialect: Dialect): SessionContext | undefined {
     const thinking = leaf.thinking && (this.bodies.entryOf(leaf.thinking) as ThinkingLevelChangeEntry);
     const modelEntry = leaf.model && this.bodies.entryOf(leaf.model);
     let model: ModelRef | null = null;
@@ -53,44 +56,58 @@ export class ContextMemo {
     else if (modelEntry?.type === "message" && modelEntry.message.role === "assistant") {
       model = { provider: modelEntry.message.provider, modelId: modelEntry.message.model };
     } else if (modelEntry) return undefined;
-    const thinkingLevel = thinking ? thinking.thinkingLevel : "off";
-    const messages = this.messagesOf(leaf);
-    this.remembered = { leaf, messages };
+    const thinkingLevel = thinking ? (thinking.thinkingLevel ?? "off") : "off";
+    const messages = this.messagesOf(leaf, dialect);
+    this.remembered = { leaf, messages, dialect };
     return { messages: messages.slice(), thinkingLevel, model };
   }
 
-  /** The messages at a rooted leaf: the remembered ones extended when the leaf is below them. */
-  private messagesOf(leaf: IndexNode): AgentMessage[] {
+  /** The messages at a rooted leaf: the remembered ones extended when the leaf is below them and the dialect allows. */
+  private messagesOf(leaf: IndexNode, dialect: Dialect): AgentMessage[] {
     const stop = leaf.compaction;
-    const last = this.remembered?.leaf;
+    const last = this.remembered?.dialect === dialect ? this.remembered.leaf : undefined;
     // Leaf first; reversed into a root-first path below. Walking up, the remembered leaf is met
     // before the nearest compaction (or is it) only when both share that compaction, so its
     // messages are a prefix of this leaf's and the entries below it are all after the compaction.
     const path: IndexNode[] = [];
-    let reached = false;
-    for (let n: IndexNode | undefined = leaf; n; n = n.parent) {
-      if (n === last) {
-        reached = true;
-        break;
-      }
+    let n: IndexNode | undefined = leaf;
+    for (; n && n !== last; n = n.parent) {
       path.push(n);
       if (n === stop) break;
     }
-    if (!reached && stop) {
+    if (n !== undefined && n === last) {
+      if (path.every((node) => dialect.appendsOnly(node))) {
+        path.reverse();
+        const messages = this.remembered!.messages;
+        messages.push(...dialect.messages(this.bodies.load(path), WHOLE_PATH));
+        this.converted += path.length;
+        return messages;
+      }
+      // a new entry changes messages already there (a context edit): rebuilt from where the rule reads
+      for (; n; n = n.parent) {
+        path.push(n);
+        if (n === stop) break;
+      }
+    }
+    if (stop) {
       // on up to the entry the compaction keeps first: the rule reads nothing before it. When
       // no entry above has that id, it keeps none and the path starts at the compaction.
       const firstKeptId = (this.bodies.entryOf(stop) as CompactionEntry).firstKeptEntryId;
       const withoutKept = path.length;
       let found = false;
-      for (let n = stop.parent; n && !found; n = n.parent) {
-        path.push(n);
-        found = n.id === firstKeptId;
+      for (let k = stop.parent; k && !found; k = k.parent) {
+        path.push(k);
+        found = k.id === firstKeptId;
       }
       if (!found) path.length = withoutKept;
     }
     path.reverse();
-    const messages = reached ? this.remembered!.messages : [];
-    this.converted += pushContextMessages(this.bodies.load(path), messages);
-    return messages;
+    const entries = this.bodies.load(path);
+    const segments = dialect.segments(entries);
+    this.converted += path.length - (segments.compaction >= 0 ? 1 : 0); // the compaction gives its summary, converted by none
+    return dialect.messages(entries, segments);
   }
 }
+
+/** Segments that read every entry of a path as it comes: new entries below a remembered context. */
+const WHOLE_PATH = { compaction: -1, kept: -1, start: 0 } as const;

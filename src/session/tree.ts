@@ -16,6 +16,7 @@
 import type { BodyReader } from "../storage/bodies.js";
 import type { LineSource, StoredRange } from "../storage/line-source.js";
 import { contextFromPath } from "../format/context.js";
+import { DIALECTS, type Dialect, DialectEvidence } from "../format/dialects/index.js";
 import { IdTable } from "./id-table.js";
 import { type PathProblem, pathToRoot } from "../format/path.js";
 import type { AgentMessage } from "../format/message-types.js";
@@ -51,6 +52,8 @@ export class TreeIndex {
    * and the line to write instead of serializing the entry, when the change came with one
    */
   private readonly edits = new Map<IndexNode, { message: AgentMessage; offset: number; text?: string }>();
+  /** what the entries read so far show of the agent that wrote them (format/dialects/detect.ts) */
+  private readonly evidence = new DialectEvidence();
 
   constructor(entries: Iterable<SessionEntry> = []) {
     for (const entry of entries) this.add(entry);
@@ -111,6 +114,7 @@ export class TreeIndex {
   private insert(entry: SessionEntry, refuseDuplicate: boolean, line = 0, offset = -1, length = 0): boolean {
     const role = entry.type === "message" ? entry.message?.role : undefined;
     if (!this.link(new IndexNode(entry.id, entry.parentId, entry.type, role, entry, line, offset, length), refuseDuplicate)) return false;
+    this.evidence.note({ type: entry.type, role, fields: entry as unknown as Record<string, unknown> });
     this.all?.push(entry);
     if (entry.type === "label") {
       if (entry.label) this.labels.set(entry.targetId, entry.label);
@@ -125,6 +129,7 @@ export class TreeIndex {
    */
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean {
     if (!this.link(new IndexNode(id, parentId, type, role, undefined, line, offset, length), true)) return false;
+    this.evidence.note({ type, role });
     this.bodies.deferred();
     this.all = undefined;
     return true;
@@ -143,6 +148,12 @@ export class TreeIndex {
   /** Where oh-my-pi's title slot is, the line before the header, and its text as read. For loaders. */
   titleSlotAt(line: number, offset: number, length: number, text: string): void {
     this.titleSlot = { line, offset, length, text };
+    this.evidence.titleSlot();
+  }
+
+  /** The dialect the session is written in, as its lines so far show it. */
+  get dialect(): Dialect {
+    return DIALECTS[this.evidence.dialect];
   }
 
   /** Where the lines the entries were read from are, to copy unchanged ones into a rewrite. For loaders. */
@@ -241,9 +252,12 @@ export class TreeIndex {
     if (leafId === null) return EMPTY_CONTEXT();
     const leaf = (leafId ? this.byId.get(leafId) : undefined) ?? this.nodes[this.nodes.length - 1];
     if (!leaf) return EMPTY_CONTEXT();
-    if (!leaf.rooted) return contextFromPath(pathToRoot(this.bodies.entryOf(leaf), (x) => this.get(x), onProblem));
+    const dialect = this.dialect;
+    if (!leaf.rooted) return contextFromPath(pathToRoot(this.bodies.entryOf(leaf), (x) => this.get(x), onProblem), dialect);
+    // the index tracks the latest thinking level and model per entry; another reading walks the path
+    if (!dialect.settingsFromLatest) return contextFromPath(this.branch(leaf.id, onProblem), dialect);
     // no context from the memo: the leaf's model source was replaced by another role's message
-    return this.memo.context(leaf) ?? contextFromPath(this.branch(leaf.id, onProblem));
+    return this.memo.context(leaf, dialect) ?? contextFromPath(this.branch(leaf.id, onProblem), dialect);
   }
 
   /**

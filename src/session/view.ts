@@ -2,6 +2,7 @@
  * The read side of SessionManager (manager.ts adds construction and every change): what the
  * session holds, where it is stored, and the one guard every read of a body goes through.
  */
+import type { Dialect } from "../format/dialects/index.js";
 import type { StoreArchive, StoreKind } from "../storage/types.js";
 import { InvalidBodyError } from "../storage/bodies.js";
 import type { LoadIssue } from "../storage/load.js";
@@ -129,6 +130,11 @@ export class SessionView {
     const info = this.read(() => this.index.findLast("session_info"));
     if (info?.type === "session_info") return info.name?.trim() || undefined;
     return this.header.title || undefined;
+  }
+
+  /** The dialect the session is written in (format/dialects/): whose context rule reads it, whose entries bonsai writes to it. */
+  getDialect(): Dialect {
+    return this.index.dialect;
   }
 
   buildSessionContext(leafId: string | null = this.leafId): SessionContext {

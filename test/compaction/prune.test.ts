@@ -2,12 +2,12 @@
  * Tool-output pruning with the archive of docs/ARCHITECTURE.md (storage decisions): thresholds, protected
  * tools, the notice, the sidecar file of originals, atomic rewrite, restore.
  */
+import { entriesInContext } from "../../src/format/context.js";
 import assert from "node:assert/strict";
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
-  entriesInContext,
   prunedArchivePath,
   pruneSession,
   readPrunedRecords,

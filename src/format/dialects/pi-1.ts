@@ -1,0 +1,95 @@
+/**
+ * pi from 0.87 (today `@earendil-works/pi-coding-agent` 1.x) still writes version 3, and adds to
+ * the context rule of pi.ts:
+ * - `context_edit` entries: an earlier message of the context left out (`replacement: null`) or
+ *   sent with other content. Only edits among the context's own entries count, the latest of a
+ *   target wins, and only a target in the context is changed. New content replaces a user's,
+ *   assistant's, tool result's or custom message's `content`: a string stays a string for user and
+ *   custom messages and becomes one text block for assistants and tool results. A null edit
+ *   removes whatever the target gives, a compaction's summary and system checkpoint included.
+ * - system messages (the prompt and the tools): those among a compaction's kept entries are left
+ *   out; the compaction's `systemMessage`, the state when it was made, is sent before its summary.
+ * Read from pi 1.6.0's `buildSessionProjection` and `projectContextEntry`
+ * (dist/core/session-manager.js); checked against pi 1.6.0 itself by the oracle suite.
+ */
+import type { AgentMessage, TextContent } from "../message-types.js";
+import type { CompactionEntry, ContextEditEntry, SessionEntry } from "../entry-types.js";
+import { compactionSummaryMessageFromEntry, messageFromEntry } from "../entry-messages.js";
+import { compactionSegments, latestSettings } from "./pi.js";
+import type { ContextSegments, Dialect } from "./types.js";
+
+type Edit = ContextEditEntry["replacement"];
+
+/** The entries a context is made of, in order: the compaction, its kept entries (system messages left out), the rest. */
+function contextEntries(path: readonly SessionEntry[], { compaction, kept, start }: ContextSegments): SessionEntry[] {
+  const entries: SessionEntry[] = [];
+  if (compaction >= 0) entries.push(path[compaction]);
+  for (let i = Math.max(kept, 0); i < compaction; i++) if (!isSystemMessage(path[i])) entries.push(path[i]);
+  for (let i = start; i < path.length; i++) entries.push(path[i]);
+  return entries;
+}
+
+const isSystemMessage = (entry: SessionEntry) => entry.type === "message" && entry.message.role === "system";
+
+/** The latest edit of each target, among the context's entries whose targets are also in it. */
+function editsOf(entries: readonly SessionEntry[]): Map<string, Edit> {
+  const ids = new Set(entries.map((e) => e.id));
+  const edits = new Map<string, Edit>();
+  for (const entry of entries) {
+    if (entry.type === "context_edit" && ids.has(entry.targetId)) edits.set(entry.targetId, entry.replacement);
+  }
+  return edits;
+}
+
+const EDITABLE = new Set(["user", "assistant", "toolResult", "custom"]);
+
+/** A message with an edit's content, as pi sends it. */
+function edited(message: AgentMessage, content: unknown): AgentMessage {
+  if (!EDITABLE.has(message.role)) return message;
+  const asBlocks = (message.role === "assistant" || message.role === "toolResult") && typeof content === "string";
+  return { ...message, content: asBlocks ? [{ type: "text", text: content } satisfies TextContent] : content } as AgentMessage;
+}
+
+/** What one entry of the context gives, with its edit applied. */
+function pushEntry(entry: SessionEntry, edits: Map<string, Edit>, messages: AgentMessage[], isOpening: boolean): void {
+  const edit = edits.get(entry.id);
+  if (edit === null) return;
+  if (isOpening) {
+    const compaction = entry as CompactionEntry;
+    if (compaction.systemMessage) messages.push(compaction.systemMessage);
+    messages.push(compactionSummaryMessageFromEntry(compaction));
+    return;
+  }
+  let message = entry.type === "compaction" ? undefined : messageFromEntry(entry);
+  if (!message) return;
+  if (message.role === "system" && message.content === null) message = { ...message, content: "" };
+  messages.push(edit ? edited(message, edit.content) : message);
+}
+
+function messages(path: readonly SessionEntry[], segments: ContextSegments): AgentMessage[] {
+  const entries = contextEntries(path, segments);
+  const edits = editsOf(entries);
+  const out: AgentMessage[] = [];
+  entries.forEach((entry, i) => {
+    pushEntry(entry, edits, out, i === 0 && segments.compaction >= 0);
+  });
+  return out;
+}
+
+export const pi1Dialect: Dialect = {
+  name: "pi-1",
+  writtenBy: "pi 0.87 and later (pi 1.x)",
+  ruleSource: "pi 1.6.0, buildSessionProjection in dist/core/session-manager.js",
+  segments: compactionSegments,
+  messages,
+  spanMessages(path, from, to) {
+    const edits = editsOf(contextEntries(path, compactionSegments(path)));
+    const out: AgentMessage[] = [];
+    // the prompt and tools are carried by the compaction's checkpoint, not summarized
+    for (let i = from; i < to; i++) if (!isSystemMessage(path[i])) pushEntry(path[i], edits, out, false);
+    return out;
+  },
+  settings: latestSettings,
+  settingsFromLatest: true,
+  appendsOnly: (entry) => entry.type !== "context_edit",
+};
