@@ -221,6 +221,28 @@ function ompCases(): OracleCase[] {
       ],
     },
     {
+      name: "omp-after-clear",
+      dialect: "omp",
+      lines: [
+        titleSlot("After a clear"),
+        header("c-omp-clear"),
+        model("m1", null, "anthropic/claude-sonnet-4-5"),
+        user("u1", "m1", "CLEARED-TASK: migrate the billing service to Rust"),
+        assistant("a1", "u1", [{ type: "text", text: "CLEARED-REPLY: reading the billing code" }, call("c1", "billing/main.go")]),
+        result("r1", "a1", "c1", `CLEARED-OUTPUT ${"package billing ".repeat(200)}`),
+        assistant("a2", "r1", "CLEARED-REPLY: the service has 4 handlers"),
+        e("reset_boundary", "z1", "a2"),
+        user("u2", "z1", "New task: write the release notes for 2.4"),
+        assistant("a3", "u2", [{ type: "text", text: "Reading the changelog" }, call("c2", "CHANGELOG.md")]),
+        result("r2", "a3", "c2", `## 2.4 ${"fixed a bug ".repeat(200)}`),
+        assistant("a4", "r2", "Drafted the notes."),
+        user("u3", "a4", "Add the upgrade steps"),
+        assistant("a5", "u3", [{ type: "text", text: "Reading the upgrade guide" }, call("c3", "UPGRADE.md")]),
+        result("r3", "a5", "c3", `steps ${"run the migration ".repeat(200)}`),
+        assistant("a6", "r3", "Added the upgrade steps."),
+      ],
+    },
+    {
       name: "omp-failed-turns",
       dialect: "omp",
       lines: [

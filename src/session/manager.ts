@@ -105,7 +105,10 @@ export class SessionManager extends SessionView {
     fromExtension?: boolean,
     extra: CompactionExtras = {},
   ): string {
-    return this.append(compactionFields(summary, firstKeptEntryId, tokensBefore, details, fromExtension, extra));
+    const fields = compactionFields(summary, firstKeptEntryId, tokensBefore, details, fromExtension, extra);
+    // as the file's agent writes one: pi 1.x keeps the system prompt and tools it replaces
+    const own = this.getDialect().compactionFields(this.buildSessionContext().messages, Date.now());
+    return this.append({ ...fields, ...own } as typeof fields);
   }
 
   appendCustomEntry<T = unknown>(customType: string, data?: T): string {

@@ -131,6 +131,7 @@ export const ompDialect: Dialect = {
   },
   settings,
   settingsFromLatest: false,
+  compactionFields: () => ({}),
   // a tool call is stripped until its result comes, and a failed turn takes earlier results with it
   appendsOnly: () => false,
 };

@@ -12,7 +12,7 @@
  * Read from pi 1.6.0's `buildSessionProjection` and `projectContextEntry`
  * (dist/core/session-manager.js); checked against pi 1.6.0 itself by the oracle suite.
  */
-import type { AgentMessage, TextContent } from "../message-types.js";
+import type { AgentMessage, SystemMessage, TextContent } from "../message-types.js";
 import type { CompactionEntry, ContextEditEntry, SessionEntry } from "../entry-types.js";
 import { compactionSummaryMessageFromEntry, messageFromEntry } from "../entry-messages.js";
 import { compactionSegments, latestSettings } from "./pi.js";
@@ -76,6 +76,42 @@ function messages(path: readonly SessionEntry[], segments: ContextSegments): Age
   return out;
 }
 
+const textOf = (content: SystemMessage["content"]): string =>
+  typeof content === "string" ? content : (content ?? []).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+
+/**
+ * The system prompt and tools the system messages of a context add up to, as pi replays them:
+ * contents appended (blank-line separated), sections patched by name (null deletes), tools
+ * removed then added by name; undefined when there is neither a system message nor a tool.
+ * A compaction keeps it as its `systemMessage`, so what pi sends after it is what it sent before.
+ */
+export function systemCheckpoint(context: readonly AgentMessage[], now: number): SystemMessage | undefined {
+  const contents: string[] = [];
+  const sections = new Map<string, string>();
+  const tools = new Map<string, unknown>();
+  let seen = false;
+  for (const m of context) {
+    if (m.role !== "system") continue;
+    seen = true;
+    const text = textOf(m.content);
+    if (text) contents.push(text);
+    for (const [name, value] of Object.entries(m.sections ?? {})) {
+      if (value === null) sections.delete(name);
+      else sections.set(name, value);
+    }
+    for (const tool of m.toolsRemoved ?? []) tools.delete(tool.name);
+    for (const tool of m.toolsAdded ?? []) tools.set((tool as { name: string }).name, tool);
+  }
+  if (!seen && tools.size === 0) return undefined;
+  return {
+    role: "system",
+    content: contents.join("\n\n"),
+    ...(sections.size > 0 && { sections: Object.fromEntries(sections) }),
+    ...(tools.size > 0 && { toolsAdded: [...tools.values()] }),
+    timestamp: now,
+  };
+}
+
 export const pi1Dialect: Dialect = {
   name: "pi-1",
   writtenBy: "pi 0.87 and later (pi 1.x)",
@@ -91,5 +127,9 @@ export const pi1Dialect: Dialect = {
   },
   settings: latestSettings,
   settingsFromLatest: true,
+  compactionFields(context, now) {
+    const systemMessage = systemCheckpoint(context, now);
+    return systemMessage ? { systemMessage } : {};
+  },
   appendsOnly: (entry) => entry.type !== "context_edit",
 };

@@ -59,5 +59,6 @@ export const piDialect: Dialect = {
   spanMessages: messagesOfPath,
   settings: latestSettings,
   settingsFromLatest: true,
+  compactionFields: () => ({}),
   appendsOnly: () => true,
 };

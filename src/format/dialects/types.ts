@@ -52,6 +52,11 @@ export interface Dialect {
    */
   readonly settingsFromLatest: boolean;
   /**
+   * The fields this agent puts on a compaction it writes, besides the summary, the first kept
+   * entry and the size: given the context the compaction replaces and its time (ms).
+   */
+  compactionFields(context: readonly AgentMessage[], now: number): Record<string, unknown>;
+  /**
    * Whether the context below a leaf grows by each new entry's own message alone, so the last
    * context can be extended rather than rebuilt (session/context-memo.ts); `entry` is the new one.
    */
