@@ -81,7 +81,7 @@ export class TreeFlow {
       this.close();
       return;
     }
-    const leftBehind = collectEntriesForBranchSummary(manager, leafId, targetId).entries;
+    const leftBehind = collectEntriesForBranchSummary(manager, leafId, targetId, manager.getDialect()).entries;
     if (this.options.session.settings.branchSummary.enabled && leftBehind.length > 0) this.askSummary(targetId);
     else this.move(targetId, false);
   }

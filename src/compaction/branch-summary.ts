@@ -19,6 +19,7 @@ import {
   customMessageFromEntry,
 } from "../format/context.js";
 import { type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
+import type { Dialect } from "../format/dialects/index.js";
 import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.js";
 import { addFileLists, computeFileLists, createFileOps, extractFileOpsFromMessage, type FileOps, formatFileOperations } from "./file-ops.js";
 import { estimateTokens } from "./tokens.js";
@@ -39,12 +40,14 @@ export interface CollectedBranchEntries {
 /**
  * The entries on the path of `oldLeafId` below its deepest common ancestor with `targetId`,
  * oldest first. Compactions are not a boundary: they are collected like any other entry, and
- * their summaries stand for the history they replaced.
+ * their summaries stand for the history they replaced. With the session's `dialect`, each is as
+ * the old leaf's context showed it (see visibleAsContext): what the agent dropped stays dropped.
  */
 export function collectEntriesForBranchSummary(
   session: BranchSource,
   oldLeafId: string | null | undefined,
   targetId: string,
+  dialect?: Dialect,
 ): CollectedBranchEntries {
   if (!oldLeafId) return { entries: [], commonAncestorId: null };
   const oldPath = new Set(session.getBranch(oldLeafId).map((e) => e.id));
@@ -68,7 +71,27 @@ export function collectEntriesForBranchSummary(
     current = entry.parentId;
   }
   entries.reverse();
-  return { entries, commonAncestorId };
+  return { entries: dialect ? visibleAsContext(entries, session.getBranch(oldLeafId), dialect) : entries, commonAncestorId };
+}
+
+/**
+ * Abandoned entries as the context of the old leaf showed them: an entry it did not show (cleared
+ * by a /clear, left out by a context edit, a failed turn) is left out, an edited one carries its
+ * edit, and a compaction stays (its summary stands for what it replaced).
+ */
+function visibleAsContext(entries: readonly SessionEntry[], oldPath: readonly SessionEntry[], dialect: Dialect): SessionEntry[] {
+  const shown = new Map<string, AgentMessage>();
+  for (const { index, message } of dialect.project(oldPath, dialect.segments(oldPath))) {
+    if (oldPath[index].type !== "compaction") shown.set(oldPath[index].id, message);
+  }
+  return entries.flatMap((entry): SessionEntry[] => {
+    if (entry.type === "compaction") return [entry];
+    const message = shown.get(entry.id);
+    if (!message) return [];
+    if (entry.type === "message") return [{ ...entry, message }];
+    if (entry.type === "custom_message" && message.role === "custom") return [{ ...entry, content: message.content }];
+    return [entry];
+  });
 }
 
 export interface PreparedBranchEntries {

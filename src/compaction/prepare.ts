@@ -4,7 +4,7 @@
  * prefix of a split turn), the previous summary, the files touched so far, and the context size.
  */
 import type { AgentMessage, Usage } from "../format/message-types.js";
-import { contextFromPath, dialectOfPath, messageFromEntry } from "../format/context.js";
+import { contextFromPath, dialectOfPath, messageFromEntry, spanMessages } from "../format/context.js";
 import type { ContextSegments, Dialect } from "../format/dialects/index.js";
 import { type CompactionEntry, type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
 import { findCutPoint } from "./cut-point.js";
@@ -115,7 +115,7 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
   const prevIndex = segments.compaction;
   const previous = prevIndex >= 0 ? (path[prevIndex] as CompactionEntry) : undefined;
   const boundaryStart = previous ? (segments.kept < prevIndex ? segments.kept : prevIndex + 1) : segments.start;
-  const messagesOfPath = (from: number, to: number) => dialect.spanMessages(path, from, to);
+  const messagesOfPath = (from: number, to: number) => spanMessages(path, from, to, dialect);
 
   let keepRecentTokens = settings.keepRecentTokens;
   let ratio: number | undefined;

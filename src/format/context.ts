@@ -54,7 +54,20 @@ export function contextSegments(path: readonly SessionEntry[], dialect: Dialect 
 
 /** The messages of the context of a root-first path. */
 export function contextMessages(path: readonly SessionEntry[], dialect: Dialect = dialectOfPath(path)): AgentMessage[] {
-  return dialect.messages(path, dialect.segments(path));
+  return dialect.project(path, dialect.segments(path)).map((p) => p.message);
+}
+
+/**
+ * The messages the entries `path[from…to)` give in the context of the path, as its agent shows
+ * them, for a summarizer: the context's opening summary and system messages (the prompt, which a
+ * compaction keeps as it is) are left out. An entry the context does not read gives nothing.
+ */
+export function spanMessages(path: readonly SessionEntry[], from: number, to: number, dialect: Dialect = dialectOfPath(path)): AgentMessage[] {
+  const out: AgentMessage[] = [];
+  for (const { index, message } of dialect.project(path, dialect.segments(path))) {
+    if (index >= from && index < to && path[index].type !== "compaction" && message.role !== "system") out.push(message);
+  }
+  return out;
 }
 
 /** The context of a root-first path. */

@@ -97,7 +97,7 @@ export function previewCheckout(session: SessionManager, targetId: string, budge
   const destination = destinationOf(target);
   const moving = targetId !== oldLeafId;
   const { entries, commonAncestorId } = moving
-    ? collectEntriesForBranchSummary(session, oldLeafId, targetId)
+    ? collectEntriesForBranchSummary(session, oldLeafId, targetId, session.getDialect())
     : { entries: [], commonAncestorId: oldLeafId };
   const prepared = prepareBranchEntries(entries, budget);
   // The preparation keeps the newest messages: the last `messageCount` entries that have one.
@@ -158,7 +158,7 @@ async function moveLeaf(session: SessionManager, targetId: string, file: string,
   const wantsSummary = options.summarize === true;
   let summarizer: Summarizer | undefined;
   if (wantsSummary && targetId !== session.getLeafId()) {
-    const { entries } = collectEntriesForBranchSummary(session, session.getLeafId(), targetId);
+    const { entries } = collectEntriesForBranchSummary(session, session.getLeafId(), targetId, session.getDialect());
     if (entries.length > 0) summarizer = await resolveSummarizer(options.summarizer, "the branch summary");
     else options.onWarning?.(`nothing on the current branch is left behind by moving to ${targetId}; no summary written`);
   }

@@ -102,7 +102,7 @@ export async function navigateTree(
   if (!target) throw new Error(`Entry ${targetId} not found`);
 
   const summarize = options.summarize ?? false;
-  const { entries, commonAncestorId } = collectEntriesForBranchSummary(session, oldLeafId, targetId);
+  const { entries, commonAncestorId } = collectEntriesForBranchSummary(session, oldLeafId, targetId, session.getDialect());
   let customInstructions = options.customInstructions;
   let replaceInstructions = options.replaceInstructions;
   const preparation: TreePreparation = {

@@ -79,7 +79,7 @@ export class ContextMemo {
       if (path.every((node) => dialect.appendsOnly(node))) {
         path.reverse();
         const messages = this.remembered!.messages;
-        messages.push(...dialect.messages(this.bodies.load(path), WHOLE_PATH));
+        for (const p of dialect.project(this.bodies.load(path), WHOLE_PATH)) messages.push(p.message);
         this.converted += path.length;
         return messages;
       }
@@ -105,7 +105,7 @@ export class ContextMemo {
     const entries = this.bodies.load(path);
     const segments = dialect.segments(entries);
     this.converted += path.length - (segments.compaction >= 0 ? 1 : 0); // the compaction gives its summary, converted by none
-    return dialect.messages(entries, segments);
+    return dialect.project(entries, segments).map((p) => p.message);
   }
 }
 

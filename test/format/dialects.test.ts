@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { contextFromPath, entriesInContext } from "../../src/format/context.js";
-import { DIALECTS, dialectOfEntries } from "../../src/format/dialects/index.js";
+import { type Dialect, DIALECTS, dialectOfEntries } from "../../src/format/dialects/index.js";
+import { collectEntriesForBranchSummary } from "../../src/compaction/branch-summary.js";
 import { systemCheckpoint } from "../../src/format/dialects/pi-1.js";
 import type { SessionEntry } from "../../src/format/entry-types.js";
 import type { AgentMessage } from "../../src/format/message-types.js";
@@ -143,6 +144,31 @@ describe("oh-my-pi 18: reset boundaries and failed turns", () => {
     // pi's rule, which knows no /clear, would summarize the cleared turn again
     const piPlan = planCompaction(path, { ...DEFAULT_COMPACTION_SETTINGS, keepRecentTokens: 50 }, DIALECTS.pi);
     assert.ok(piPlan.ok && piPlan.preparation.previousSummary === "an old summary");
+  });
+
+  it("a branch left after a /clear is summarized from what its context showed, not from the cleared turns", () => {
+    const path = chain(
+      userEntry("u1", null, "cleared request"),
+      msg("a1", null, assistantMsg("cleared answer")),
+      entry("reset_boundary", "z1", null),
+      userEntry("u2", null, "shown request"),
+      msg("x1", null, { ...assistantMsg("failed"), stopReason: "error" }),
+      msg("a2", null, assistantMsg("shown answer")),
+    );
+    const byId = new Map(path.map((e) => [e.id, e]));
+    const source = {
+      getEntry: (id: string) => byId.get(id),
+      getBranch: (id: string) => {
+        const out: SessionEntry[] = [];
+        for (let e = byId.get(id); e; e = e.parentId ? byId.get(e.parentId) : undefined) out.unshift(e);
+        return out;
+      },
+    };
+    const side = userEntry("s1", null, "elsewhere");
+    byId.set("s1", { ...side, parentId: null });
+    const ids = (d?: Dialect) => collectEntriesForBranchSummary(source, "a2", "s1", d).entries.map((e) => e.id);
+    assert.deepEqual(ids(rule), ["u2", "a2"]);
+    assert.deepEqual(ids(), ["u1", "a1", "z1", "u2", "x1", "a2"], "without a dialect, every entry as before");
   });
 
   it("the model is the latest model_change once there is one, then assistants no longer change it", () => {

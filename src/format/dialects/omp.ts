@@ -14,8 +14,8 @@
 import type { AgentMessage, AssistantMessage } from "../message-types.js";
 import type { SessionEntry } from "../entry-types.js";
 import { messageFromEntry, modelFromSlashed } from "../entry-messages.js";
-import { compactionSegments, plainMessages } from "./pi.js";
-import type { ContextSegments, ContextSettings, Dialect } from "./types.js";
+import { compactionSegments, plainProjection } from "./pi.js";
+import type { ContextSegments, ContextSettings, Dialect, ProjectedMessage } from "./types.js";
 
 const DROPPED_CUSTOM_TYPES = new Set(["prewalk-plan", "vibe-mode-context"]);
 const INTERRUPTED_THINKING = "interrupted-thinking";
@@ -50,49 +50,43 @@ function ompMessage(entry: SessionEntry): AgentMessage | undefined {
   return messageFromEntry(entry);
 }
 
-/** Tool calls with no result among `messages` stripped from every assistant turn. */
-function stripDanglingToolCalls(messages: AgentMessage[]): void {
+/** Tool calls with no result in the context stripped from every assistant turn (a turn left empty goes). */
+function stripDanglingToolCalls(out: ProjectedMessage[]): void {
   const answered = new Set<string>();
-  for (const m of messages) if (m.role === "toolResult") answered.add(m.toolCallId);
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
+  for (const { message: m } of out) if (m.role === "toolResult") answered.add(m.toolCallId);
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i].message;
     if (m.role !== "assistant" || !m.content.some((b) => b.type === "toolCall" && !answered.has(b.id))) continue;
     const content = m.content
       .filter((b) => !(b.type === "toolCall" && !answered.has(b.id)) && (b.type as string) !== "redactedThinking")
       .map((b) => (b.type === "thinking" && b.thinkingSignature ? { ...b, thinkingSignature: undefined } : b));
-    if (content.length === 0) messages.splice(i, 1);
-    else messages[i] = { ...m, content };
+    if (content.length === 0) out.splice(i, 1);
+    else out[i] = { index: out[i].index, message: { ...m, content } };
   }
 }
 
 /** Failed turns dropped, with the results of their calls. */
-function dropFailedTurns(messages: AgentMessage[]): void {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
+function dropFailedTurns(out: ProjectedMessage[]): void {
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i].message;
     if (m.role !== "assistant" || (m.stopReason !== "error" && m.stopReason !== "aborted")) continue;
-    const next = messages[i + 1];
+    const next = out[i + 1]?.message;
     if (next?.role === "custom" && next.customType === INTERRUPTED_THINKING) continue;
     const calls = new Set(m.content.flatMap((b) => (b.type === "toolCall" ? [b.id] : [])));
-    messages.splice(i, 1);
-    for (let j = messages.length - 1; j >= i; j--) {
-      const r = messages[j];
-      if (r.role === "toolResult" && calls.has(r.toolCallId)) messages.splice(j, 1);
+    out.splice(i, 1);
+    for (let j = out.length - 1; j >= i; j--) {
+      const r = out[j].message;
+      if (r.role === "toolResult" && calls.has(r.toolCallId)) out.splice(j, 1);
     }
   }
 }
 
-function finish(messages: AgentMessage[]): AgentMessage[] {
-  stripDanglingToolCalls(messages);
-  dropFailedTurns(messages);
-  return messages;
-}
-
-/** The entries' messages as omp emits them, before the whole-list passes. */
-function emitted(path: readonly SessionEntry[], from: number, to: number, out: AgentMessage[]): void {
-  for (let i = from; i < to; i++) {
-    const message = ompMessage(path[i]);
-    if (message) out.push(message);
-  }
+/** omp's context: pi's compaction rule (from its segments), its own per-entry filter, then the passes over the whole list. */
+function project(path: readonly SessionEntry[], segments: ContextSegments): ProjectedMessage[] {
+  const out = plainProjection(path, segments, ompMessage);
+  stripDanglingToolCalls(out);
+  dropFailedTurns(out);
+  return out;
 }
 
 function settings(path: readonly SessionEntry[]): ContextSettings {
@@ -115,20 +109,7 @@ export const ompDialect: Dialect = {
   writtenBy: "oh-my-pi 18",
   ruleSource: "oh-my-pi 18.2.3, buildSessionContext in src/session/session-context.ts",
   segments,
-  messages(path, s) {
-    const out: AgentMessage[] = [];
-    if (s.compaction >= 0) {
-      out.push(...plainMessages(path, { compaction: s.compaction, kept: s.compaction, start: path.length }));
-      emitted(path, Math.max(s.kept, 0), s.compaction, out);
-    }
-    emitted(path, s.start, path.length, out);
-    return finish(out);
-  },
-  spanMessages(path, from, to) {
-    const out: AgentMessage[] = [];
-    emitted(path, from, to, out);
-    return finish(out);
-  },
+  project,
   settings,
   settingsFromLatest: false,
   compactionFields: () => ({}),

@@ -16,26 +16,27 @@ import type { AgentMessage, SystemMessage, TextContent } from "../message-types.
 import type { CompactionEntry, ContextEditEntry, SessionEntry } from "../entry-types.js";
 import { compactionSummaryMessageFromEntry, messageFromEntry } from "../entry-messages.js";
 import { compactionSegments, latestSettings } from "./pi.js";
-import type { ContextSegments, Dialect } from "./types.js";
+import type { ContextSegments, Dialect, ProjectedMessage } from "./types.js";
 
 type Edit = ContextEditEntry["replacement"];
 
-/** The entries a context is made of, in order: the compaction, its kept entries (system messages left out), the rest. */
-function contextEntries(path: readonly SessionEntry[], { compaction, kept, start }: ContextSegments): SessionEntry[] {
-  const entries: SessionEntry[] = [];
-  if (compaction >= 0) entries.push(path[compaction]);
-  for (let i = Math.max(kept, 0); i < compaction; i++) if (!isSystemMessage(path[i])) entries.push(path[i]);
-  for (let i = start; i < path.length; i++) entries.push(path[i]);
-  return entries;
+/** The indexes of the entries a context is made of, in order: the compaction, its kept entries (system messages left out), the rest. */
+function contextIndexes(path: readonly SessionEntry[], { compaction, kept, start }: ContextSegments): number[] {
+  const indexes: number[] = [];
+  if (compaction >= 0) indexes.push(compaction);
+  for (let i = Math.max(kept, 0); i < compaction; i++) if (!isSystemMessage(path[i])) indexes.push(i);
+  for (let i = start; i < path.length; i++) indexes.push(i);
+  return indexes;
 }
 
 const isSystemMessage = (entry: SessionEntry) => entry.type === "message" && entry.message.role === "system";
 
 /** The latest edit of each target, among the context's entries whose targets are also in it. */
-function editsOf(entries: readonly SessionEntry[]): Map<string, Edit> {
-  const ids = new Set(entries.map((e) => e.id));
+function editsOf(path: readonly SessionEntry[], indexes: readonly number[]): Map<string, Edit> {
+  const ids = new Set(indexes.map((i) => path[i].id));
   const edits = new Map<string, Edit>();
-  for (const entry of entries) {
+  for (const i of indexes) {
+    const entry = path[i];
     if (entry.type === "context_edit" && ids.has(entry.targetId)) edits.set(entry.targetId, entry.replacement);
   }
   return edits;
@@ -50,29 +51,25 @@ function edited(message: AgentMessage, content: unknown): AgentMessage {
   return { ...message, content: asBlocks ? [{ type: "text", text: content } satisfies TextContent] : content } as AgentMessage;
 }
 
-/** What one entry of the context gives, with its edit applied. */
-function pushEntry(entry: SessionEntry, edits: Map<string, Edit>, messages: AgentMessage[], isOpening: boolean): void {
-  const edit = edits.get(entry.id);
-  if (edit === null) return;
-  if (isOpening) {
-    const compaction = entry as CompactionEntry;
-    if (compaction.systemMessage) messages.push(compaction.systemMessage);
-    messages.push(compactionSummaryMessageFromEntry(compaction));
-    return;
+function project(path: readonly SessionEntry[], segments: ContextSegments): ProjectedMessage[] {
+  const indexes = contextIndexes(path, segments);
+  const edits = editsOf(path, indexes);
+  const out: ProjectedMessage[] = [];
+  for (const index of indexes) {
+    const entry = path[index];
+    const edit = edits.get(entry.id);
+    if (edit === null) continue; // left out, a compaction's summary and checkpoint included
+    if (index === segments.compaction) {
+      const compaction = entry as CompactionEntry;
+      if (compaction.systemMessage) out.push({ index, message: compaction.systemMessage });
+      out.push({ index, message: compactionSummaryMessageFromEntry(compaction) });
+      continue;
+    }
+    let message = entry.type === "compaction" ? undefined : messageFromEntry(entry);
+    if (!message) continue;
+    if (message.role === "system" && message.content === null) message = { ...message, content: "" };
+    out.push({ index, message: edit ? edited(message, edit.content) : message });
   }
-  let message = entry.type === "compaction" ? undefined : messageFromEntry(entry);
-  if (!message) return;
-  if (message.role === "system" && message.content === null) message = { ...message, content: "" };
-  messages.push(edit ? edited(message, edit.content) : message);
-}
-
-function messages(path: readonly SessionEntry[], segments: ContextSegments): AgentMessage[] {
-  const entries = contextEntries(path, segments);
-  const edits = editsOf(entries);
-  const out: AgentMessage[] = [];
-  entries.forEach((entry, i) => {
-    pushEntry(entry, edits, out, i === 0 && segments.compaction >= 0);
-  });
   return out;
 }
 
@@ -117,14 +114,7 @@ export const pi1Dialect: Dialect = {
   writtenBy: "pi 0.87 and later (pi 1.x)",
   ruleSource: "pi 1.6.0, buildSessionProjection in dist/core/session-manager.js",
   segments: compactionSegments,
-  messages,
-  spanMessages(path, from, to) {
-    const edits = editsOf(contextEntries(path, compactionSegments(path)));
-    const out: AgentMessage[] = [];
-    // the prompt and tools are carried by the compaction's checkpoint, not summarized
-    for (let i = from; i < to; i++) if (!isSystemMessage(path[i])) pushEntry(path[i], edits, out, false);
-    return out;
-  },
+  project,
   settings: latestSettings,
   settingsFromLatest: true,
   compactionFields(context, now) {

@@ -5,8 +5,8 @@
  */
 import type { AgentMessage } from "../message-types.js";
 import type { CompactionEntry, SessionEntry } from "../entry-types.js";
-import { compactionSummaryMessageFromEntry, messageFromEntry, messagesOfPath, modelFromChange } from "../entry-messages.js";
-import type { ContextSegments, ContextSettings, Dialect } from "./types.js";
+import { compactionSummaryMessageFromEntry, messageFromEntry, modelFromChange } from "../entry-messages.js";
+import type { ContextSegments, ContextSettings, Dialect, ProjectedMessage } from "./types.js";
 
 /**
  * The latest compaction's summary comes first, then the entries it kept (from the first entry on
@@ -23,18 +23,24 @@ export function compactionSegments(path: readonly SessionEntry[]): ContextSegmen
   return { compaction, kept: compaction, start: compaction + 1 };
 }
 
-/** Each entry's own message, in order: the summary, the kept entries, the entries from `start`. */
-export function plainMessages(path: readonly SessionEntry[], { compaction, kept, start }: ContextSegments): AgentMessage[] {
-  const messages: AgentMessage[] = [];
-  if (compaction >= 0) messages.push(compactionSummaryMessageFromEntry(path[compaction] as CompactionEntry));
-  for (let i = Math.max(kept, 0); i < compaction; i++) pushMessage(path[i], messages);
-  for (let i = start; i < path.length; i++) pushMessage(path[i], messages);
-  return messages;
-}
-
-function pushMessage(entry: SessionEntry, messages: AgentMessage[]): void {
-  const message = messageFromEntry(entry);
-  if (message) messages.push(message);
+/**
+ * Each entry's own message, in order: the summary, the kept entries, the entries from `start`;
+ * `messageOf` says what an entry gives (default: messageFromEntry).
+ */
+export function plainProjection(
+  path: readonly SessionEntry[],
+  { compaction, kept, start }: ContextSegments,
+  messageOf: (entry: SessionEntry) => AgentMessage | undefined = messageFromEntry,
+): ProjectedMessage[] {
+  const out: ProjectedMessage[] = [];
+  if (compaction >= 0) out.push({ index: compaction, message: compactionSummaryMessageFromEntry(path[compaction] as CompactionEntry) });
+  const push = (index: number) => {
+    const message = messageOf(path[index]);
+    if (message) out.push({ index, message });
+  };
+  for (let i = Math.max(kept, 0); i < compaction; i++) push(i);
+  for (let i = start; i < path.length; i++) push(i);
+  return out;
 }
 
 /** The latest thinking level and model set on the path: by a change entry, or by an assistant's reply. */
@@ -55,8 +61,7 @@ export const piDialect: Dialect = {
   writtenBy: "pi up to 0.86 (and bonsai)",
   ruleSource: "pi 0.73.1, buildSessionContext in dist/core/session-manager.js",
   segments: compactionSegments,
-  messages: plainMessages,
-  spanMessages: messagesOfPath,
+  project: (path, segments) => plainProjection(path, segments),
   settings: latestSettings,
   settingsFromLatest: true,
   compactionFields: () => ({}),

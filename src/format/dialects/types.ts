@@ -19,6 +19,12 @@ export interface ContextSegments {
   start: number;
 }
 
+/** A message of a context and the entry of the path it comes from (a compaction for its summary). */
+export interface ProjectedMessage {
+  index: number;
+  message: AgentMessage;
+}
+
 export interface ContextSettings {
   thinkingLevel: string;
   model: ModelRef | null;
@@ -36,14 +42,13 @@ export interface Dialect {
    * caller holding parent links may pass just the path from there (session/context-memo.ts).
    */
   segments(path: readonly SessionEntry[]): ContextSegments;
-  /** The context's messages, given the path's segments. */
-  messages(path: readonly SessionEntry[], segments: ContextSegments): AgentMessage[];
   /**
-   * The messages `path[from…to)` contribute, as this agent would show them to a summarizer: what
-   * the context leaves out or replaces stays so (a context edit, a failed turn), so a summary never
-   * brings back what the agent dropped. `from` is at or after the context's first entry.
+   * The context's messages, given the path's segments, each with the entry it comes from: what
+   * the agent leaves out (a context edit, a failed turn) is not there, and what it changes is
+   * changed, so everything built on them (a summary of a span, of an abandoned branch) shows what
+   * the agent showed and never brings back what it dropped.
    */
-  spanMessages(path: readonly SessionEntry[], from: number, to: number): AgentMessage[];
+  project(path: readonly SessionEntry[], segments: ContextSegments): ProjectedMessage[];
   /** The thinking level and model at the end of a path (read from all of it). */
   settings(path: readonly SessionEntry[]): ContextSettings;
   /**
