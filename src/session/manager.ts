@@ -204,10 +204,15 @@ export class SessionManager extends SessionView {
     this.persistLeaf();
   }
 
-  /** Attaches a branch summary to `fromId` (null: a new root) and makes it the leaf. */
+  /**
+   * Attaches a branch summary to `fromId` (null: a new root) and makes it the leaf. Its `fromId`
+   * field says what the file's agent means by it: the destination, or the leaf that was left.
+   */
   branchWithSummary<T = unknown>(fromId: string | null, summary: string, details?: T, fromExtension?: boolean): string {
     if (fromId !== null && !this.index.has(fromId)) throw new Error(`Entry ${fromId} not found`);
-    return this.append(branchSummaryFields(fromId, summary, details, fromExtension), fromId);
+    const fields = branchSummaryFields(fromId, summary, details, fromExtension);
+    fields.fromId = this.getDialect().branchSummaryFromId(fromId, this.leafId);
+    return this.append(fields, fromId);
   }
 
   /**

@@ -13,7 +13,8 @@ import type { SessionEntry } from "../../src/format/entry-types.js";
 import type { AgentMessage } from "../../src/format/message-types.js";
 import { planCompaction } from "../../src/compaction/prepare.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../../src/compaction/settings.js";
-import { assistantMsg, entry, msg, userEntry } from "../helpers/session-builders.js";
+import { SessionManager } from "../../src/session/manager.js";
+import { assistantMsg, entry, msg, userEntry, userMsg } from "../helpers/session-builders.js";
 
 /** A root-first path: each entry's parent is the one before. */
 function chain(...entries: SessionEntry[]): SessionEntry[] {
@@ -181,5 +182,37 @@ describe("oh-my-pi 18: reset boundaries and failed turns", () => {
     assert.deepEqual(contextFromPath(path, rule).model, { provider: "anthropic", modelId: "claude-sonnet-4-5" });
     assert.equal(contextFromPath(path, rule).thinkingLevel, "off");
     assert.deepEqual(contextFromPath(path, DIALECTS.pi).model, { provider: "openai", modelId: "gpt-5" });
+  });
+});
+
+describe("written in the file's dialect", () => {
+  const session = (system: boolean) => {
+    const s = SessionManager.inMemory("/work");
+    if (system) s.appendMessage({ role: "system", content: "You are a coding agent.", toolsAdded: [{ name: "read" }], timestamp: 1 });
+    const u1 = s.appendMessage(userMsg("first"));
+    s.appendMessage(assistantMsg("one"));
+    s.appendMessage(userMsg("second"));
+    const left = s.appendMessage(assistantMsg("two"));
+    return { s, u1, left };
+  };
+
+  it("a branch summary's fromId: the destination for pi up to 0.86 and omp, the leaf left for pi 1.x", () => {
+    for (const [system, expected] of [[false, "destination"], [true, "left"]] as const) {
+      const { s, u1, left } = session(system);
+      const id = s.branchWithSummary(u1, "the branch that was left");
+      assert.equal((s.getEntry(id) as { fromId: string }).fromId, expected === "left" ? left : u1);
+    }
+  });
+
+  it("a compaction in a pi 1.x session carries the system checkpoint; in a pi session it does not", () => {
+    for (const system of [true, false]) {
+      const { s, u1 } = session(system);
+      const id = s.appendCompaction("summary", u1, 100);
+      const entry = s.getEntry(id) as { systemMessage?: { content: string; toolsAdded?: unknown[] } };
+      if (system) assert.deepEqual([entry.systemMessage?.content, entry.systemMessage?.toolsAdded], ["You are a coding agent.", [{ name: "read" }]]);
+      else assert.equal(entry.systemMessage, undefined);
+      // the context after it sends the same prompt as before: the checkpoint, then the summary
+      assert.deepEqual(texts(s.buildSessionContext().messages).slice(0, system ? 2 : 1), system ? ["system: You are a coding agent.", "compactionSummary: summary"] : ["compactionSummary: summary"]);
+    }
   });
 });

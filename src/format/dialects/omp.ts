@@ -112,6 +112,8 @@ export const ompDialect: Dialect = {
   project,
   settings,
   settingsFromLatest: false,
+  // omp: the destination, which is also the summary's parent
+  branchSummaryFromId: (destination) => destination ?? "root",
   compactionFields: () => ({}),
   // a tool call is stripped until its result comes, and a failed turn takes earlier results with it
   appendsOnly: () => false,

@@ -117,6 +117,8 @@ export const pi1Dialect: Dialect = {
   project,
   settings: latestSettings,
   settingsFromLatest: true,
+  // pi 0.84 and later: the leaf that was left
+  branchSummaryFromId: (_destination, leftLeaf) => leftLeaf ?? "root",
   compactionFields(context, now) {
     const systemMessage = systemCheckpoint(context, now);
     return systemMessage ? { systemMessage } : {};

@@ -64,6 +64,8 @@ export const piDialect: Dialect = {
   project: (path, segments) => plainProjection(path, segments),
   settings: latestSettings,
   settingsFromLatest: true,
+  // pi 0.73.1: the destination
+  branchSummaryFromId: (destination) => destination ?? "root",
   compactionFields: () => ({}),
   appendsOnly: () => true,
 };

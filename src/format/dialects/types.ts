@@ -62,6 +62,11 @@ export interface Dialect {
    */
   compactionFields(context: readonly AgentMessage[], now: number): Record<string, unknown>;
   /**
+   * What a branch summary's `fromId` holds when the leaf moves from `leftLeaf` to below
+   * `destination` (null: a new root): the agents disagree ("root" stands for null).
+   */
+  branchSummaryFromId(destination: string | null, leftLeaf: string | null): string;
+  /**
    * Whether the context below a leaf grows by each new entry's own message alone, so the last
    * context can be extended rather than rebuilt (session/context-memo.ts); `entry` is the new one.
    */
