@@ -38,9 +38,9 @@ const assistant = (id: string, parentId: string | null, content: Block[] | strin
     stopReason: Array.isArray(content) && content.some((b) => b.type === "toolCall") ? "toolUse" : "stop",
     ...extra,
   });
-const call = (id: string, path: string): Block => ({ type: "toolCall", id, name: "read", arguments: { path } });
-const result = (id: string, parentId: string | null, callId: string, text: string, isError = false) =>
-  message(id, parentId, { role: "toolResult", toolCallId: callId, toolName: "read", content: [{ type: "text", text }], isError });
+const call = (id: string, path: string, name = "read"): Block => ({ type: "toolCall", id, name, arguments: { path } });
+const result = (id: string, parentId: string | null, callId: string, text: string, isError = false, toolName = "read") =>
+  message(id, parentId, { role: "toolResult", toolCallId: callId, toolName, content: [{ type: "text", text }], isError });
 const header = (id: string) => JSON.stringify({ type: "session", version: 3, id, timestamp: iso(0), cwd: "/work/shop" });
 const compaction = (id: string, parentId: string, firstKeptEntryId: string, summary: string, extra: Record<string, unknown> = {}) =>
   e("compaction", id, parentId, { summary, firstKeptEntryId, tokensBefore: 5000, details: { readFiles: ["src/a.ts"], modifiedFiles: [] }, ...extra });
@@ -143,8 +143,12 @@ function pi1Cases(): OracleCase[] {
         e("context_edit", "e9", "e8", { targetId: "nowhere", replacement: null }),
         e("usage", "g1", "e9", { kind: "cache_warm", provider: "anthropic", model: "claude-sonnet-4-5", usage: USAGE }),
         user("u2", "g1", "Go on"),
+        assistant("a3", "u2", [call("c3", "src/lexer.ts", "bash")]),
+        result("r3", "a3", "c3", `export function lex() {} ${"// tokens ".repeat(400)}`, false, "bash"),
+        assistant("a4", "r3", [call("c4", "npm test", "bash")]),
+        result("r4", "a4", "c4", "12 passing", false, "bash"),
         user("side", "u1", "a sibling branch"),
-        e("context_edit", "e10", "u2", { targetId: "side", replacement: null }),
+        e("context_edit", "e10", "r4", { targetId: "side", replacement: null }),
       ],
     },
     {

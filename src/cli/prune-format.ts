@@ -19,6 +19,7 @@ export function formatPrune(r: PruneReport, c: Colors, limit = DEFAULT_PRUNE_LIM
     ...entryTable(r.entries, c, limit),
   ];
   if (r.archive) lines.push(`originals archived in ${r.archive}; \`bonsai prune ${r.file} --restore\` puts them back`);
+  else if (r.contextEdits && !r.dryRun) lines.push(`appended as context edits, which pi 1.x reads: every earlier line is unchanged; \`bonsai prune ${r.file} --restore\` appends edits that undo them`);
   return lines.join("\n");
 }
 
@@ -61,7 +62,8 @@ function formatRefusal(r: PruneReport): string {
 
 export function formatRestore(r: RestoreReport): string {
   const restored = plural(r.restored.length, "tool result");
-  const lines = [r.restored.length > 0 ? `restored ${restored} in ${r.file} from ${r.archive}` : `nothing restored in ${r.file}`];
+  const from = r.archive ? `from ${r.archive}` : "by appending context edits";
+  const lines = [r.restored.length > 0 ? `restored ${restored} in ${r.file} ${from}` : `nothing restored in ${r.file}`];
   for (const id of r.restored) lines.push(`  ${id}`);
   for (const miss of r.notRestored) lines.push(`  ${miss.entryId}: ${miss.reason}`);
   return lines.join("\n");

@@ -17,6 +17,7 @@ import {
   branchSummaryMessageFromEntry,
   compactionSummaryMessageFromEntry,
   customMessageFromEntry,
+  shownMessages,
 } from "../format/context.js";
 import { type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
 import type { Dialect } from "../format/dialects/index.js";
@@ -80,10 +81,7 @@ export function collectEntriesForBranchSummary(
  * edit, and a compaction stays (its summary stands for what it replaced).
  */
 function visibleAsContext(entries: readonly SessionEntry[], oldPath: readonly SessionEntry[], dialect: Dialect): SessionEntry[] {
-  const shown = new Map<string, AgentMessage>();
-  for (const { index, message } of dialect.project(oldPath, dialect.segments(oldPath))) {
-    if (oldPath[index].type !== "compaction") shown.set(oldPath[index].id, message);
-  }
+  const shown = shownMessages(oldPath, dialect);
   return entries.flatMap((entry): SessionEntry[] => {
     if (entry.type === "compaction") return [entry];
     const message = shown.get(entry.id);

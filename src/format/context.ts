@@ -84,3 +84,16 @@ export function entriesInContext(path: readonly SessionEntry[], dialect: Dialect
   const keptEntries = compaction < 0 ? [] : path.slice(kept, compaction).filter((e) => e.type !== "compaction");
   return [...keptEntries, ...path.slice(start)];
 }
+
+/**
+ * The message each entry of the context of a path gives, by entry id, as the context shows it (a
+ * context edit applied, a failed turn's absent): what a summary of a span or of a branch, or a
+ * prune, must see instead of the entry as written. The opening compaction is left out.
+ */
+export function shownMessages(path: readonly SessionEntry[], dialect: Dialect = dialectOfPath(path)): Map<string, AgentMessage> {
+  const shown = new Map<string, AgentMessage>();
+  for (const { index, message } of dialect.project(path, dialect.segments(path))) {
+    if (path[index].type !== "compaction" && !shown.has(path[index].id)) shown.set(path[index].id, message);
+  }
+  return shown;
+}

@@ -137,6 +137,8 @@ export interface ContextEditEntry extends EntryBase {
   type: "context_edit";
   targetId: string;
   replacement: null | { content: unknown };
+  /** bonsai's own mark on an edit it appended to prune tool output (ops/prune-edits.ts) */
+  prunedAt?: number;
 }
 
 /** pi ≥ 0.87: tokens a request spent outside the conversation (a cache warm-up); no message. */

@@ -27,8 +27,10 @@ export interface PruneReport {
   contextTokensAfter: number;
   /** newest first */
   entries: { id: string; toolName: string; tokens: number }[];
-  /** where the originals are (null when nothing was written) */
+  /** where the originals are (null when nothing was written, or when pruned by context edits) */
   archive: string | null;
+  /** pruned by appending context edits (pi 1.x reads them): the file's earlier lines untouched, no archive */
+  contextEdits: boolean;
   /** what pruning would save without the minimum (what a refusal fell short with) */
   couldSave: number;
   minimumSavings: number;
@@ -83,6 +85,7 @@ export function pruneReport(file: string, result: PruneSessionResult, overview: 
     contextTokensAfter: result.contextTokensAfter,
     entries: result.candidates.map((c) => ({ id: c.entryId, toolName: c.toolName, tokens: c.tokens })),
     archive: result.archivePath ?? null,
+    contextEdits: result.contextEdits,
     ...overview,
   };
 }
@@ -118,7 +121,9 @@ export async function pruneToolOutput(target: SessionTarget, options: PruneToolO
 
 export interface RestoreReport extends RestoreResult {
   file: string;
-  archive: string;
+  /** where the originals came from; null when restored by appending context edits */
+  archive: string | null;
+  contextEdits: boolean;
 }
 
 /** Puts archived originals back into the pruned tool results of `target`: all, or `entryIds` (unique prefixes accepted). */
@@ -131,7 +136,8 @@ export async function restoreToolOutput(
   return withSession(writable, () => {
     const ids = options.entryIds?.map((id) => resolveEntryId(session, id));
     const result = restorePrunedOutputs(session, { ...(ids ? { entryIds: ids } : {}), onWarning: options.onWarning });
-    const archive = session.getPrunedArchive()?.location ?? "";
-    return { file, archive, ...result };
+    const contextEdits = session.getDialect().contextEdits;
+    const archive = contextEdits ? null : (session.getPrunedArchive()?.location ?? "");
+    return { file, archive, contextEdits, ...result };
   });
 }

@@ -8,6 +8,7 @@
  */
 import type { ImageContent, TextContent, ToolResultMessage } from "../format/message-types.js";
 import { contextFromPath, entriesInContext } from "../format/context.js";
+import { entriesAsShown, pruneByEdits, restoreByEdits } from "./prune-edits.js";
 import type { SessionManager } from "../session/manager.js";
 import type { SessionEntry } from "../format/entry-types.js";
 import { validateEntry } from "../format/validate.js";
@@ -65,7 +66,8 @@ function parsePrunedRecords(stored: StoredLines, where: string, onWarning?: (mes
 }
 
 /** The entries of a session's branch whose messages are in its context: pruning anything older saves nothing. */
-export const branchEntriesInContext = (session: SessionManager): SessionEntry[] => entriesInContext(session.getBranch(), session.getDialect());
+export const branchEntriesInContext = (session: SessionManager): SessionEntry[] =>
+  session.getDialect().contextEdits ? entriesAsShown(session) : entriesInContext(session.getBranch(), session.getDialect());
 
 export interface PruneSessionOptions {
   config?: Partial<PruneConfig>;
@@ -82,9 +84,11 @@ export interface PruneSessionResult {
   contextTokensBefore: number;
   contextTokensAfter: number;
   candidates: PruneCandidate[];
-  /** where the originals went; undefined for an in-memory session or a dry run */
+  /** where the originals went; undefined for an in-memory session, a dry run, or context edits */
   archivePath?: string;
   dryRun: boolean;
+  /** pruned (or, on a dry run, would be) by appending context edits rather than rewriting */
+  contextEdits: boolean;
 }
 
 const estimateContext = (session: SessionManager): number => estimateMessagesTokens(contextFromPath(session.getBranch(), session.getDialect()).messages);
@@ -106,9 +110,10 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
     contextTokensAfter: contextTokensBefore - plan.tokensSaved,
     candidates: plan.candidates,
     dryRun: options.dryRun === true,
+    contextEdits: session.getDialect().contextEdits,
   };
   if (options.dryRun || plan.candidates.length === 0) return result;
-  result.archivePath = archiveAndReplace(session, entries, plan.candidates, options.now ?? Date.now());
+  result.archivePath = replaceOutputs(session, entries, plan.candidates, options.now ?? Date.now());
   result.contextTokensAfter = estimateContext(session);
   return result;
 }
@@ -130,8 +135,23 @@ export function applySavings(session: SessionManager, options: { config?: Partia
   const candidates = planSavings(entries, options.config);
   const result: SavingsResult = { prunedCount: candidates.length, tokensSaved: candidates.reduce((sum, c) => sum + c.savings, 0), candidates };
   if (candidates.length === 0) return result;
-  result.archivePath = archiveAndReplace(session, entries, candidates, options.now ?? Date.now());
+  result.archivePath = replaceOutputs(session, entries, candidates, options.now ?? Date.now());
   return result;
+}
+
+/**
+ * Where the agent reads context edits, appends them (ops/prune-edits.ts): nothing is rewritten or
+ * archived. Elsewhere archives the originals and rewrites the session. Returns the archive's location.
+ */
+function replaceOutputs(
+  session: SessionManager,
+  entries: readonly SessionEntry[],
+  candidates: readonly (PruneCandidate & { content?: TextContent[] })[],
+  prunedAt: number,
+): string | undefined {
+  if (!session.getDialect().contextEdits) return archiveAndReplace(session, entries, candidates, prunedAt);
+  pruneByEdits(session, entries, candidates, prunedAt);
+  return undefined;
 }
 
 /**
@@ -244,6 +264,7 @@ export function restorePrunedOutputs(
   session: SessionManager,
   options: { entryIds?: readonly string[]; onWarning?: (message: string) => void } = {},
 ): RestoreResult {
+  if (session.getDialect().contextEdits) return restoreByEdits(session, options.entryIds);
   const archive = archiveOf(session);
   const archived = archive ? parsePrunedRecords(archive.stored(), archive.location, options.onWarning) : [];
   const latest = new Map<string, PrunedRecord>();

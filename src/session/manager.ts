@@ -20,6 +20,7 @@ import {
 import { TreeIndex } from "./tree.js";
 import {
   branchSummaryFields,
+  contextEditFields,
   type CompactionExtras,
   compactionFields,
   customFields,
@@ -32,7 +33,7 @@ import {
 import { branchedSession } from "./branched.js";
 import { checkoutFields, leafFromFile } from "./leaf.js";
 import { SessionView } from "./view.js";
-import type { FileEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry, ThinkingLevelChangeEntry } from "../format/entry-types.js";
+import type { ContextEditEntry, FileEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry, ThinkingLevelChangeEntry } from "../format/entry-types.js";
 import { validateEntry } from "../format/validate.js";
 
 export class SessionManager extends SessionView {
@@ -122,6 +123,12 @@ export class SessionManager extends SessionView {
     details?: T,
   ): string {
     return this.append(customMessageFields(customType, content, display, details));
+  }
+
+  /** Appends a context edit of `targetId` (pi 1.x: sent with other content, or left out with null). */
+  appendContextEdit(targetId: string, replacement: ContextEditEntry["replacement"], prunedAt?: number): string {
+    if (!this.index.has(targetId)) throw new Error(`Entry ${targetId} not found`);
+    return this.append(contextEditFields(targetId, replacement, prunedAt));
   }
 
   appendLabelChange(targetId: string, label?: string): string {

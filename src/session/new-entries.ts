@@ -6,6 +6,7 @@
 import { generateEntryId } from "../format/ids.js";
 import type { ImageContent, TextContent } from "../format/message-types.js";
 import type {
+  ContextEditEntry,
   BranchSummaryEntry,
   CompactionEntry,
   CustomEntry,
@@ -90,5 +91,15 @@ export function customMessageFields<T>(
 export function labelFields(targetId: string, label: string | undefined): NewEntry<LabelEntry> {
   const entry: NewEntry<LabelEntry> = { type: "label", targetId };
   if (label !== undefined) entry.label = label;
+  return entry;
+}
+
+/**
+ * pi 1.x's context edit: `targetId`'s message sent with `replacement`'s content, or left out
+ * (null). `prunedAt` marks one bonsai appended to prune tool output (pi ignores the field).
+ */
+export function contextEditFields(targetId: string, replacement: ContextEditEntry["replacement"], prunedAt?: number): NewEntry<ContextEditEntry> {
+  const entry: NewEntry<ContextEditEntry> = { type: "context_edit", targetId, replacement };
+  if (prunedAt !== undefined) entry.prunedAt = prunedAt;
   return entry;
 }

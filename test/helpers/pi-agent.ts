@@ -38,6 +38,8 @@ export interface PiAgentOptions {
 }
 
 export interface PiAgent {
+  /** errors pi caught from the extension's handlers (pi then goes on without it, silently) */
+  extensionErrors: string[];
   session: PiAgentSession;
   cwd: string;
   sessionFile: string;
@@ -102,9 +104,11 @@ export async function startPiAgent(options: PiAgentOptions): Promise<PiAgent> {
     sessionManager,
     settingsManager,
   });
-  await session.bindExtensions({});
+  const extensionErrors: string[] = [];
+  await session.bindExtensions({ onError: (e: { event?: string; error: string; stack?: string }) => extensionErrors.push(`${e.event ?? "?"}: ${e.stack ?? e.error}`) });
   return {
     session,
+    extensionErrors,
     cwd,
     get sessionFile() {
       return session.sessionFile as string;

@@ -72,6 +72,7 @@ describe("the packed pi package", () => {
       await pi.session.prompt("And the restore step.");
       await pi.session.prompt("Then the save step.");
       const result = await pi.session.compact();
+      assert.deepEqual(pi.extensionErrors, [], "the extension's handlers threw (pi compacted by itself)");
       assert.match(result.summary, /Keep the build cache warm between CI runs; never clear it on main\./);
       assert.equal((result.details as { method?: string }).method, "model");
     } finally {

@@ -108,6 +108,7 @@ export const ompDialect: Dialect = {
   name: "omp",
   writtenBy: "oh-my-pi 18",
   ruleSource: "oh-my-pi 18.2.3, buildSessionContext in src/session/session-context.ts",
+  contextEdits: false,
   segments,
   project,
   settings,

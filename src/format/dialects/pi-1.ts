@@ -113,6 +113,7 @@ export const pi1Dialect: Dialect = {
   name: "pi-1",
   writtenBy: "pi 0.87 and later (pi 1.x)",
   ruleSource: "pi 1.6.0, buildSessionProjection in dist/core/session-manager.js",
+  contextEdits: true,
   segments: compactionSegments,
   project,
   settings: latestSettings,

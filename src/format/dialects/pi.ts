@@ -60,6 +60,7 @@ export const piDialect: Dialect = {
   name: "pi",
   writtenBy: "pi up to 0.86 (and bonsai)",
   ruleSource: "pi 0.73.1, buildSessionContext in dist/core/session-manager.js",
+  contextEdits: false,
   segments: compactionSegments,
   project: (path, segments) => plainProjection(path, segments),
   settings: latestSettings,

@@ -49,6 +49,11 @@ export interface Dialect {
    * the agent showed and never brings back what it dropped.
    */
   project(path: readonly SessionEntry[], segments: ContextSegments): ProjectedMessage[];
+  /**
+   * Whether the agent reads `context_edit` entries: an earlier message changed by appending, so
+   * pruning needs no rewrite of the file (ops/prune-edits.ts).
+   */
+  readonly contextEdits: boolean;
   /** The thinking level and model at the end of a path (read from all of it). */
   settings(path: readonly SessionEntry[]): ContextSettings;
   /**
