@@ -79,3 +79,20 @@ export function askAgent(agent: Agent, requests: ContextRequest[]): (AgentContex
   if (run.status !== 0) throw new Error(`${agent.name} failed (exit ${run.status ?? run.signal}): ${run.stderr.trim().split("\n").slice(-5).join("\n")}`);
   return JSON.parse(run.stdout) as (AgentContext | { error: string })[];
 }
+
+export interface OmpSummary {
+  modelId: string;
+  /** the transcript form omp chose for the model */
+  dialect: string;
+  summary?: string;
+  error?: string;
+}
+
+/** oh-my-pi's own summaries of `file` through the remote endpoint, one per summarizing model id. */
+export function askOmpSummaries(file: string, endpoint: string, modelIds: string[]): OmpSummary[] {
+  const omp = AGENTS.find((a) => a.dialects.includes("omp"))!;
+  const script = join(ROOT, "oracle", "agents", "omp-summarize.ts");
+  const run = spawnSync(omp.command, [script, omp.packageDir], { input: JSON.stringify({ file, endpoint, modelIds }), encoding: "utf8", maxBuffer: 64 << 20, timeout: 120_000 });
+  if (run.status !== 0) throw new Error(`${omp.name} failed (exit ${run.status ?? run.signal}): ${run.stderr.trim().split("\n").slice(-5).join("\n")}`);
+  return JSON.parse(run.stdout) as OmpSummary[];
+}

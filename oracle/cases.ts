@@ -247,6 +247,33 @@ function ompCases(): OracleCase[] {
       ],
     },
     {
+      name: "omp-summary",
+      dialect: "omp",
+      lines: [
+        titleSlot("Rate limiting"),
+        header("c-omp-summary"),
+        model("m1", null, "anthropic/claude-sonnet-4-5"),
+        user("u1", "m1", "Add rate limiting to the login endpoint: at most 5 attempts per minute per IP."),
+        assistant("a1", "u1", [{ type: "text", text: "I'll read the handler first." }, call("c1", "src/login.ts")]),
+        result("r1", "a1", "c1", "export async function login(req) {\n  return checkPassword(req.body);\n}"),
+        assistant("a2", "r1", [{ type: "toolCall", id: "c2", name: "edit", arguments: { path: "src/login.ts", oldText: "return checkPassword", newText: "limiter.hit(req.ip);\n  return checkPassword" } }]),
+        result("r2", "a2", "c2", "Edited src/login.ts", false, "edit"),
+        assistant("a3", "r2", [{ type: "toolCall", id: "c3", name: "bash", arguments: { command: "npm test" } }]),
+        result("r3", "a3", "c3", "FAIL test/login.test.ts: expected status 429, got 200", true, "bash"),
+        assistant("a4", "r3", [
+          { type: "text", text: "The limiter never resets. We chose a sliding window because a fixed window lets bursts through at its edges." },
+          { type: "toolCall", id: "c4", name: "write", arguments: { path: "src/limiter.ts", content: "export const limiter = slidingWindow(5, 60_000);" } },
+        ]),
+        result("r4", "a4", "c4", "Wrote src/limiter.ts", false, "write"),
+        assistant("a5", "r4", [{ type: "toolCall", id: "c5", name: "bash", arguments: { command: "npm test" } }]),
+        result("r5", "a5", "c5", "12 passing", false, "bash"),
+        assistant("a6", "r5", [{ type: "toolCall", id: "c6", name: "bash", arguments: { command: "npm run lint" } }]),
+        result("r6", "a6", "c6", "Error: 1 problem (no-explicit-any) in src/limiter.ts", true, "bash"),
+        assistant("a7", "r6", "Rate limiting is in place and the tests pass; the lint error in src/limiter.ts remains. Next: document the limiter in the README."),
+        user("u2", "a7", "Also log every blocked attempt with the IP."),
+      ],
+    },
+    {
       name: "omp-failed-turns",
       dialect: "omp",
       lines: [

@@ -4,12 +4,9 @@
  * `<additional-context>` lines and an "Additional focus:" instruction. Pure functions.
  */
 
-export type PartRole = "user" | "assistant" | "thinking" | "toolCalls" | "toolResult";
+import { type PartRole, readTranscriptForm, type TranscriptPart } from "./transcript-forms.js";
 
-export interface TranscriptPart {
-  role: PartRole;
-  text: string;
-}
+export type { PartRole, TranscriptPart };
 
 export interface ToolCallText {
   name: string;
@@ -42,6 +39,9 @@ const MARKERS: [string, PartRole][] = [
 const PART_BOUNDARY = /\n\n(?=\[(?:User|Assistant|Assistant thinking|Assistant tool calls|Tool result)\]: )/;
 
 export function parseTranscript(text: string): TranscriptPart[] {
+  // a transcript in a model's own markup (oh-my-pi writes ten), read by its form
+  const form = readTranscriptForm(text);
+  if (form) return form;
   const parts: TranscriptPart[] = [];
   for (const chunk of text.split(PART_BOUNDARY)) {
     const marker = MARKERS.find(([prefix]) => chunk.startsWith(prefix));
