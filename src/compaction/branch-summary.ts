@@ -19,10 +19,10 @@ import {
   customMessageFromEntry,
   shownMessages,
 } from "../format/context.js";
-import { type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
+import type { FileLists, SessionEntry } from "../format/entry-types.js";
 import type { Dialect } from "../format/dialects/index.js";
 import { SummarizationAbortedError, type Summarizer } from "../summarizer/types.js";
-import { addFileLists, computeFileLists, createFileOps, extractFileOpsFromMessage, type FileOps, formatFileOperations } from "./file-ops.js";
+import { addFileLists, carriesFileLists, computeFileLists, createFileOps, extractFileOpsFromMessage, type FileOps, formatFileOperations } from "./file-ops.js";
 import { estimateTokens } from "./tokens.js";
 
 /** What collection needs from a session: any SessionManager-like store will do. */
@@ -132,7 +132,7 @@ const SUMMARY_ADMISSION_SHARE = 0.9;
 export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudget = 0): PreparedBranchEntries {
   const fileOps = createFileOps();
   for (const entry of entries) {
-    if ((entry.type === "branch_summary" || entry.type === "compaction") && !isFromExtension(entry)) {
+    if ((entry.type === "branch_summary" || entry.type === "compaction") && carriesFileLists(entry)) {
       addFileLists(fileOps, entry.details as Partial<FileLists> | undefined);
     }
   }

@@ -5,7 +5,7 @@
  * what it touched.
  */
 import type { AgentMessage } from "../format/message-types.js";
-import type { FileLists } from "../format/entry-types.js";
+import { type FileLists, isFromExtension } from "../format/entry-types.js";
 import { fileToolCall } from "../summarizer/file-tools.js";
 
 export interface FileOps {
@@ -32,6 +32,18 @@ export function extractFileOpsFromMessage(message: AgentMessage, ops: FileOps): 
 }
 
 /** Seeds file operations from an earlier summary's lists (modified files count as edited). */
+/**
+ * Whether a summary entry's details are file lists to carry forward: those of the agent's own
+ * summaries, and of bonsai's wherever it wrote them. An extension's details are its own business
+ * (pi and oh-my-pi do not read them either), but pi marks every compaction pi-bonsai makes as an
+ * extension's (`fromHook`), and bonsai's details carry a `bonsai` record that says whose they are.
+ */
+export function carriesFileLists(entry: { fromHook?: boolean; fromExtension?: boolean; details?: unknown }): boolean {
+  if (!isFromExtension(entry)) return true;
+  const details = entry.details as { bonsai?: unknown } | undefined;
+  return typeof details?.bonsai === "object" && details.bonsai !== null;
+}
+
 export function addFileLists(ops: FileOps, lists: Partial<FileLists> | undefined): void {
   if (!lists) return;
   if (Array.isArray(lists.readFiles)) for (const f of lists.readFiles) if (typeof f === "string") ops.read.add(f);

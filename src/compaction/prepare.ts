@@ -6,9 +6,9 @@
 import type { AgentMessage, Usage } from "../format/message-types.js";
 import { contextFromPath, dialectOfPath, messageFromEntry, spanMessages } from "../format/context.js";
 import type { ContextSegments, Dialect } from "../format/dialects/index.js";
-import { type CompactionEntry, type FileLists, isFromExtension, type SessionEntry } from "../format/entry-types.js";
+import type { CompactionEntry, FileLists, SessionEntry } from "../format/entry-types.js";
 import { findCutPoint } from "./cut-point.js";
-import { addFileLists, createFileOps, extractFileOpsFromMessage, type FileOps } from "./file-ops.js";
+import { addFileLists, carriesFileLists, createFileOps, extractFileOpsFromMessage, type FileOps } from "./file-ops.js";
 import type { CompactionSettings } from "./settings.js";
 import { calculateContextTokens, calculatePromptTokens, estimateMessagesTokens, estimateTokens, usageOf } from "./tokens.js";
 
@@ -145,7 +145,7 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
   }
 
   const fileOps = createFileOps();
-  if (previous && !isFromExtension(previous)) addFileLists(fileOps, previous.details as Partial<FileLists> | undefined);
+  if (previous && carriesFileLists(previous)) addFileLists(fileOps, previous.details as Partial<FileLists> | undefined);
   for (const message of messagesToSummarize) extractFileOpsFromMessage(message, fileOps);
   for (const message of turnPrefixMessages) extractFileOpsFromMessage(message, fileOps);
 

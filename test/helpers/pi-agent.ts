@@ -7,16 +7,17 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  AuthStorage,
-  type AgentSession as PiAgentSession,
-  createAgentSession,
-  DefaultResourceLoader,
-  ModelRegistry,
-  SessionManager as PiSessionManager,
-  SettingsManager,
-} from "@mariozechner/pi-coding-agent";
+import type { AgentSession as PiAgentSession } from "@mariozechner/pi-coding-agent";
 import type { Api, Model } from "@mariozechner/pi-ai";
+
+/**
+ * The pi these tests run: the devDependency (pi 0.73.1), or the package folder named by
+ * BONSAI_TEST_PI_PACKAGE (the oracle suite runs them again with pi 1.6.0, on Node 22). Its API
+ * is the same for what these tests use.
+ */
+export const PI_PACKAGE = process.env.BONSAI_TEST_PI_PACKAGE || "@mariozechner/pi-coding-agent";
+export const pi: typeof import("@mariozechner/pi-coding-agent") = await import(PI_PACKAGE.startsWith("/") ? `${PI_PACKAGE}/dist/index.js` : PI_PACKAGE);
+const { createAgentSession, DefaultResourceLoader, SessionManager: PiSessionManager, SettingsManager } = pi;
 
 export interface PiAgentOptions {
   /** the temp folder: agent dir, project and HOME live under it */
@@ -63,6 +64,36 @@ export function scriptedModel(baseUrl: string, contextWindow: number): Model<"op
   } as Model<"openai-completions">;
 }
 
+/**
+ * The scripted model (and the cheap one) registered with pi: pi 0.x through its AuthStorage and
+ * ModelRegistry, pi 1.x through its ModelRuntime (auth and models in files under the agent folder).
+ */
+async function scriptedModels(options: PiAgentOptions, agentDir: string): Promise<{ models: Record<string, unknown>; model: Model<Api> }> {
+  const shaped = (id: string, contextWindow: number) => {
+    const { id: _id, name: _name, provider: _provider, ...shape } = scriptedModel(options.baseUrl, contextWindow);
+    return { ...shape, id, name: id };
+  };
+  const runtimeClass = (pi as unknown as { ModelRuntime?: { create(o: object): Promise<PiModelRuntime> } }).ModelRuntime;
+  if (runtimeClass) {
+    const runtime = await runtimeClass.create({ authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json"), allowModelNetwork: false, refreshOnCreate: false });
+    runtime.registerProvider("scripted", { baseUrl: options.baseUrl, apiKey: "test-key", api: "openai-completions", models: [shaped("scripted", options.contextWindow ?? 8000)] });
+    if (options.cheapModel) runtime.registerProvider("cheap", { baseUrl: options.baseUrl, apiKey: "cheap-key", api: "openai-completions", models: [shaped("mini", 8000)] });
+    const model = runtime.getModel("scripted", "scripted");
+    if (!model) throw new Error("pi did not register the scripted model");
+    return { models: { modelRuntime: runtime }, model };
+  }
+  const authStorage = pi.AuthStorage.inMemory();
+  authStorage.setRuntimeApiKey("scripted", "test-key");
+  const modelRegistry = pi.ModelRegistry.inMemory(authStorage);
+  if (options.cheapModel) modelRegistry.registerProvider("cheap", { baseUrl: options.baseUrl, apiKey: "cheap-key", api: "openai-completions", models: [shaped("mini", 8000)] });
+  return { models: { authStorage, modelRegistry }, model: scriptedModel(options.baseUrl, options.contextWindow ?? 8000) };
+}
+
+interface PiModelRuntime {
+  registerProvider(id: string, config: object): void;
+  getModel(provider: string, id: string): Model<Api> | undefined;
+}
+
 export async function startPiAgent(options: PiAgentOptions): Promise<PiAgent> {
   const agentDir = join(options.root, "agent");
   const cwd = join(options.root, "project");
@@ -78,14 +109,7 @@ export async function startPiAgent(options: PiAgentOptions): Promise<PiAgent> {
   writeFileSync(join(agentDir, "settings.json"), JSON.stringify(piSettings));
   writeFileSync(join(cwd, ".bonsai", "settings.json"), JSON.stringify(options.bonsaiSettings ?? {}));
 
-  const authStorage = AuthStorage.inMemory();
-  authStorage.setRuntimeApiKey("scripted", "test-key");
-  const modelRegistry = ModelRegistry.inMemory(authStorage);
-  if (options.cheapModel) {
-    const { id: _id, name: _name, provider: _provider, ...shape } = scriptedModel(options.baseUrl, 8000);
-    modelRegistry.registerProvider("cheap", { baseUrl: options.baseUrl, apiKey: "cheap-key", api: "openai-completions", models: [{ ...shape, id: "mini", name: "mini" }] });
-  }
-  const model = scriptedModel(options.baseUrl, options.contextWindow ?? 8000);
+  const { models, model } = await scriptedModels(options, agentDir);
   const settingsManager = SettingsManager.create(cwd, agentDir);
   const resourceLoader = new DefaultResourceLoader({ cwd, agentDir, settingsManager, noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true });
   await resourceLoader.reload();
@@ -95,8 +119,7 @@ export async function startPiAgent(options: PiAgentOptions): Promise<PiAgent> {
   const { session } = await createAgentSession({
     cwd,
     agentDir,
-    authStorage,
-    modelRegistry,
+    ...models,
     model,
     thinkingLevel: "off",
     tools: options.tools ?? [],

@@ -9,9 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { SessionManager } from "../../src/session/manager.js";
-import { type PiAgent, startPiAgent } from "../helpers/pi-agent.js";
+import { type PiAgent, pi as piPackage, startPiAgent } from "../helpers/pi-agent.js";
 import { PI_BONSAI_DIR, buildPiBonsai } from "../helpers/pi-bonsai-build.js";
 import { type ChatRequest, type ScriptedReply, type ScriptedServer, startScriptedServer, systemText } from "../helpers/sse-server.js";
 
@@ -41,7 +40,7 @@ function nextCompactionEnd(pi: PiAgent): Promise<{ reason: string; result: unkno
 
 /** pi's and bonsai's contexts of the same file, as role + text, must be the same. */
 function assertContextsAgree(file: string): void {
-  const pi = PiSessionManager.open(file).buildSessionContext();
+  const pi = piPackage.SessionManager.open(file).buildSessionContext();
   const bonsai = SessionManager.open(file, { readOnly: true });
   try {
     const ours = bonsai.buildSessionContext();
@@ -187,7 +186,17 @@ describe("pi-bonsai in pi", () => {
     await pi.session.prompt("Add types for the tokens.");
     await pi.session.prompt("Now the error messages.");
     await pi.session.prompt("Then the docs.");
-    const result = await pi.session.compact();
+    // without a UI the notice goes to stderr; it names why the model failed
+    const printed: string[] = [];
+    const error = console.error;
+    console.error = (...args: unknown[]) => void printed.push(args.join(" "));
+    let result: Awaited<ReturnType<typeof pi.session.compact>>;
+    try {
+      result = await pi.session.compact();
+    } finally {
+      console.error = error;
+    }
+    assert.match(printed.join("\n"), /^bonsai: compacted with the extractive summary \(.*failed: .*the summarizer is down/m);
     assert.match(result.summary, /extractive summary/);
     assert.match(result.summary, /Port the parser to TypeScript; keep the public names\./);
     const compaction = fileEntries(pi.sessionFile).find((line) => line.type === "compaction");
@@ -235,5 +244,28 @@ describe("pi-bonsai in pi", () => {
     for (const result of results) assert.equal(result.message.content[0].text.includes(big.slice(-200)), true, "the file holds the whole output");
     assert.doesNotMatch(readFileSync(pi.sessionFile, "utf8"), /Superseded|cut from the middle/);
     assertContextsAgree(pi.sessionFile);
+  });
+
+  it("file lists are carried across two of its own compactions (pi marks them fromHook)", async () => {
+    let turn = 0;
+    reply = (request) => {
+      if (isSummaryRequest(request)) return { text: "## Goal\nKeep going.\n" };
+      turn++;
+      if (turn === 1) return { text: "", toolCalls: [{ id: "call_a", name: "read", arguments: { path: "a.txt" } }] };
+      return { text: `done: ${filler("answer", 700)}` };
+    };
+    const pi = await agent({ tools: ["read"] });
+    writeFileSync(join(pi.cwd, "a.txt"), "alpha");
+    await pi.session.prompt("Read a.txt.");
+    await pi.session.prompt("Second step.");
+    await pi.session.prompt("Third step.");
+    await pi.session.compact();
+    for (const step of ["Fourth step.", "Fifth step.", "Sixth step."]) await pi.session.prompt(step);
+    await pi.session.compact();
+    const compactions = fileEntries(pi.sessionFile).filter((line) => line.type === "compaction");
+    assert.equal(compactions.length, 2);
+    assert.equal(compactions[1].fromHook, true);
+    assert.deepEqual(pi.extensionErrors, []);
+    for (const c of compactions) assert.ok(c.details.readFiles.some((f: string) => f.endsWith("a.txt")), `a.txt is listed: ${JSON.stringify(c.details)}`);
   });
 });

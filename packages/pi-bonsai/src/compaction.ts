@@ -25,7 +25,12 @@ export interface CompactionRecord {
   firstKeptEntryId: string;
   coverageAdded: number;
   warnings: string[];
+  /** what made pi compact (pi 1.x says: manual, threshold, overflow) */
+  reason?: string;
 }
+
+/** Why pi compacts, where it says (pi 1.x's `reason`; pi 0.73.1's event has none). */
+const reasonOf = (event: SessionBeforeCompactEvent): string | undefined => (event as { reason?: unknown }).reason as string | undefined;
 
 /** What a `session_before_compact` handler may return (pi does not export the type). */
 export interface SessionBeforeCompactResult {
@@ -56,6 +61,8 @@ export function compactionHandler(deps: CompactionHandlerDeps) {
     const warnings: string[] = [];
     const emit = (e: AgentSessionEvent) => {
       if (e.type === "warning") warnings.push(e.message);
+      // a model that failed says why, so the fallback notice can name the reason
+      else if (e.type === "compaction_retry" && e.action !== "retry") warnings.push(`${e.summarizer} failed: ${e.errorMessage}`);
     };
     const source = summarizerSource(settings, ctx, (message) => warnings.push(message));
     const current = ctx.model;
@@ -69,10 +76,10 @@ export function compactionHandler(deps: CompactionHandlerDeps) {
     const { result, method } = await summarizeWithFallback(
       { chain, emit, settings, now, sessionManager },
       preparation,
-      // pi does not say whether a compaction is manual or automatic, so every one is guarded the
-      // same way: a summary that grew hands over to the next method, and the last one is kept
-      // even if it grew, because pi may be recovering from an overflow
-      { customInstructions: event.customInstructions, signal: event.signal, guardGrowth: true, lastResort: true },
+      // a summary that grew hands over to the next method, unless the user asked for this one
+      // (pi 1.x says why it compacts; pi 0.x does not, and every compaction is guarded); the last
+      // one is kept even if it grew, because pi may be recovering from an overflow
+      { customInstructions: event.customInstructions, signal: event.signal, guardGrowth: reasonOf(event) !== "manual", lastResort: true },
       {},
     );
     const record: CompactionRecord = {
@@ -83,6 +90,7 @@ export function compactionHandler(deps: CompactionHandlerDeps) {
       firstKeptEntryId: result.firstKeptEntryId,
       coverageAdded: result.coverage?.added.length ?? 0,
       warnings,
+      ...(reasonOf(event) && { reason: reasonOf(event) }),
     };
     deps.onRecord(record);
     if (method !== "model" && method !== "remote") {

@@ -37,6 +37,13 @@ export default function piBonsai(pi: ExtensionAPI): void {
     return compact(event, ctx);
   });
 
+  // pi 1.x reports a compaction that failed after bonsai answered (pi 0.73.1 never fires this)
+  pi.on("session_compact_failed" as "session_compact", (event, ctx) => {
+    const failed = event as unknown as { reason?: string; errorMessage?: string; aborted?: boolean; fromExtension?: boolean };
+    if (failed.aborted || !failed.fromExtension) return;
+    notify(ctx, `bonsai: the ${failed.reason ?? ""} compaction failed: ${failed.errorMessage ?? "no reason given"}`.replace("  ", " "), "error");
+  });
+
   pi.on("session_before_tree", branchSummaryHandler({ settings, notify }));
 
   pi.on("context", (event, ctx) => {
