@@ -3,16 +3,12 @@
 // stdin and prints one JSON list of {leafId, messages, thinkingLevel, model, title} or {error}.
 // omp keeps state under its agent folder and HOME: both point into a folder that is removed
 // after; each session is opened as a copy, and the original is checked to be unchanged.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
+import { isolatedOmpHome } from "./omp-home.ts";
 
 const [packageDir] = process.argv.slice(2);
-const home = mkdtempSync(join(tmpdir(), "bonsai-oracle-omp-"));
-process.env.PI_CODING_AGENT_DIR = join(home, "agent");
-process.env.HOME = home;
-for (const key of ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"]) delete process.env[key];
-mkdirSync(process.env.PI_CODING_AGENT_DIR, { recursive: true });
+const home = isolatedOmpHome();
 const { SessionManager } = await import(join(packageDir, "src/session/session-manager.ts"));
 const requests: { file: string; leaf?: string | null }[] = JSON.parse(readFileSync(0, "utf8"));
 

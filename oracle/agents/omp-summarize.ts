@@ -4,16 +4,12 @@
 // the session and calls omp's own generateSummary, which writes the transcript in that model's
 // markup (one of ten forms, chosen by the id) and posts it to the endpoint. Prints a JSON list of
 // {modelId, dialect, summary} or {modelId, error}.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
+import { isolatedOmpHome } from "./omp-home.ts";
 
 const [packageDir] = process.argv.slice(2);
-const home = mkdtempSync(join(tmpdir(), "bonsai-oracle-omp-"));
-process.env.PI_CODING_AGENT_DIR = join(home, "agent");
-process.env.HOME = home;
-for (const key of ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"]) delete process.env[key];
-mkdirSync(process.env.PI_CODING_AGENT_DIR, { recursive: true });
+const home = isolatedOmpHome();
 const scope = join(packageDir, "..");
 const { SessionManager } = await import(join(packageDir, "src/session/session-manager.ts"));
 const { convertToLlm } = await import(join(packageDir, "src/session/messages.ts"));

@@ -242,7 +242,19 @@ describe("pi-bonsai in pi", () => {
     const results = fileEntries(pi.sessionFile).filter((line) => line.type === "message" && line.message.role === "toolResult");
     assert.equal(results.length, 2);
     for (const result of results) assert.equal(result.message.content[0].text.includes(big.slice(-200)), true, "the file holds the whole output");
-    assert.doesNotMatch(readFileSync(pi.sessionFile, "utf8"), /Superseded|cut from the middle/);
+    const edits = fileEntries(pi.sessionFile).filter((line) => line.type === "context_edit");
+    if ("ModelRuntime" in piPackage) {
+      // pi 1.x keeps the pruning: context edits appended at the turn's end, the results untouched
+      assert.ok(edits.length > 0, "the pruning was appended as context edits");
+      assert.ok(edits.every((e) => results.some((r) => r.id === e.targetId)), "each edit targets a tool result");
+      assert.match(JSON.stringify(edits), /Superseded: big\.txt was read again later|cut from the middle/);
+      const reopened = JSON.stringify(piPackage.SessionManager.open(pi.sessionFile).buildSessionContext().messages);
+      assert.ok(reopened.length < 2 * big.length, "pi reopens the session with the pruning in place");
+    } else {
+      // pi 0.x has no context edits: only each request is pruned, the file holds no notice
+      assert.equal(edits.length, 0);
+      assert.doesNotMatch(readFileSync(pi.sessionFile, "utf8"), /Superseded|cut from the middle/);
+    }
     assertContextsAgree(pi.sessionFile);
   });
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../src/format/message-types.js";
 import type { SessionEntry } from "../../src/format/entry-types.js";
-import { pruneRequest, resultEntryIds } from "../../packages/pi-bonsai/src/request-pruning.js";
+import { pruneRequest, pruningEdits, resultEntryIds } from "../../packages/pi-bonsai/src/request-pruning.js";
 
 const T = 1_700_000_000_000;
 const user = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: T });
@@ -84,5 +84,19 @@ describe("request pruning (pi-bonsai)", () => {
       ["c1", "r1"],
       ["c2", "r2"],
     ]);
+  });
+
+  it("as pi 1.x context edits: one per result pruning changes, none once the context shows them", () => {
+    const messages: AgentMessage[] = [user("read a.ts twice"), call("c1", "read", { path: "a.ts" }), result("c1", "read", lines("first", 200)), call("c2", "read", { path: "a.ts" }), result("c2", "read", lines("second", 200))];
+    const ids = new Map([
+      ["c1", "e-c1"],
+      ["c2", "e-c2"],
+    ]);
+    const config = { prune: {}, savings: {} };
+    const edits = pruningEdits(messages, ids, config);
+    assert.deepEqual(edits.map((e) => e.targetId), ["e-c1"]);
+    // the context with the edit applied, as pi shows it: nothing more to write
+    const shown = messages.map((m) => (m.role === "toolResult" && m.toolCallId === "c1" ? { ...m, content: edits[0].replacement.content as ToolResultMessage["content"] } : m));
+    assert.deepEqual(pruningEdits(shown, ids, config), []);
   });
 });

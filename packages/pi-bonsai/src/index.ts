@@ -12,7 +12,13 @@ import type { SessionEntry } from "../../../src/format/entry-types.js";
 import type { AgentMessage } from "../../../src/format/message-types.js";
 import { branchSummaryHandler } from "./branch-summary.js";
 import { type CompactionRecord, compactionHandler } from "./compaction.js";
-import { pruneRequest, resultEntryIds } from "./request-pruning.js";
+import { pruneRequest, pruningEdits, type RequestPruningConfig, resultEntryIds } from "./request-pruning.js";
+
+/** The request pruning bonsai's settings ask for. */
+const requestPruning = ({ pruning }: Pick<Settings, "pruning">): RequestPruningConfig => ({
+  prune: {},
+  savings: { maxResultTokens: pruning.maxResultTokens, supersededReads: pruning.supersededReads, wholeOutputAt: "the session file" },
+});
 import { statusLines } from "./status.js";
 
 function notify(ctx: ExtensionContext, message: string, level: "info" | "warning" | "error"): void {
@@ -46,13 +52,20 @@ export default function piBonsai(pi: ExtensionAPI): void {
 
   pi.on("session_before_tree", branchSummaryHandler({ settings, notify }));
 
+  // pi 1.x keeps the pruning: at each turn's end it appends the prunings as context edits (the
+  // originals stay in the file), so later requests, and pi on reopening, send the notices
+  pi.on("turn_end", (event, ctx) => {
+    const boundary = event as unknown as { entries?: unknown[]; context?: { contextMessages?: AgentMessage[] } };
+    const messages = boundary.context?.contextMessages;
+    if (!messages) return undefined; // pi 0.x: pruned in each request only
+    const edits = pruningEdits(messages, resultEntryIds(ctx.sessionManager.getBranch() as unknown as SessionEntry[]), requestPruning(settings()));
+    if (edits.length === 0) return undefined;
+    return { entries: [...(boundary.entries ?? []), ...edits] } as never;
+  });
+
   pi.on("context", (event, ctx) => {
-    const { pruning } = settings();
     const branch = ctx.sessionManager.getBranch() as unknown as SessionEntry[];
-    const result = pruneRequest(event.messages as unknown as AgentMessage[], resultEntryIds(branch), {
-      prune: {},
-      savings: { maxResultTokens: pruning.maxResultTokens, supersededReads: pruning.supersededReads, wholeOutputAt: "the session file" },
-    });
+    const result = pruneRequest(event.messages as unknown as AgentMessage[], resultEntryIds(branch), requestPruning(settings()));
     lastPruning = { replaced: result.replaced, tokensSaved: result.tokensSaved };
     if (result.replaced === 0) return undefined;
     return { messages: result.messages as unknown as typeof event.messages };

@@ -69,3 +69,27 @@ export function pruneRequest(
   tokensSaved += plan.tokensSaved;
   return { messages: out, replaced, tokensSaved };
 }
+
+/** A `context_edit` entry pi 1.x appends for an extension at a turn's end (its draft). */
+export interface ContextEditDraft {
+  type: "context_edit";
+  targetId: string;
+  replacement: { content: unknown };
+}
+
+/**
+ * The request pruning of `messages` (a context as pi 1.x shows it, edits applied) as context
+ * edits to append, so pi keeps it: one per tool result whose content pruning changes, none for a
+ * result already shown as pruned (an edit that changes nothing is not written again).
+ */
+export function pruningEdits(messages: readonly AgentMessage[], entryIdOfCall: ReadonlyMap<string, string>, config: RequestPruningConfig): ContextEditDraft[] {
+  const pruned = pruneRequest(messages, entryIdOfCall, config).messages;
+  const edits: ContextEditDraft[] = [];
+  pruned.forEach((message, i) => {
+    if (message === messages[i] || message.role !== "toolResult") return;
+    const targetId = entryIdOfCall.get(message.toolCallId);
+    if (!targetId || JSON.stringify(message.content) === JSON.stringify((messages[i] as ToolResultMessage).content)) return;
+    edits.push({ type: "context_edit", targetId, replacement: { content: message.content } });
+  });
+  return edits;
+}
