@@ -111,6 +111,7 @@ class SessionReader {
   readonly fileEntries: FileEntry[] = [];
   readonly issues: LoadIssue[] = [];
   private readonly ids = new Set<string>();
+  private readonly unknownTypes = new Map<string, { issue: LoadIssue; lines: number }>();
   private requireTreeFields = true;
   /** where entries of a current (v3) file go, when the caller indexes them as they are read */
   private into: EntrySink | undefined;
@@ -211,9 +212,7 @@ class SessionReader {
       return;
     }
     if (!validUtf8) this.issue("invalid-utf8", line.lineNo, "bytes that are not UTF-8, read with replacement characters", false);
-    if (!isKnownEntryType(entry.type)) {
-      this.issue("unknown-type", line.lineNo, `unknown entry type "${entry.type}"; kept, ignored in context`, false);
-    }
+    if (!isKnownEntryType(entry.type)) this.unknownType(entry.type, line.lineNo);
   };
 
   /**
@@ -231,6 +230,20 @@ class SessionReader {
       this.onLine({ lineNo, offset, buffer, start, end, knownUtf8, terminated: true, bytes: buffer.subarray(start, end) });
     }
     return true;
+  }
+
+  /** An entry type no dialect knows: reported once per type, at its first line, with how many lines have it. */
+  private unknownType(type: string, lineNo: number): void {
+    const seen = this.unknownTypes.get(type);
+    const lines = (seen?.lines ?? 0) + 1;
+    const message = `unknown entry type "${type}"${lines > 1 ? ` (${lines} lines, the first here)` : ""}; kept, ignored in context`;
+    if (seen) {
+      seen.lines = lines;
+      seen.issue.message = message;
+      return;
+    }
+    this.issue("unknown-type", lineNo, message, false);
+    this.unknownTypes.set(type, { issue: this.issues[this.issues.length - 1], lines });
   }
 
   private duplicate(id: string, lineNo: number): void {

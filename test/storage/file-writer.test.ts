@@ -185,6 +185,15 @@ describe("bad lines are reported and skipped, the rest kept", () => {
     assert.deepEqual(s.getEntry("f1"), future);
   });
 
+  it("an unknown entry type is reported once, at its first line, however many lines have it", () => {
+    const [e1, e2] = basic();
+    const futures = [1, 2, 3].map((n) => entry("future_thing", `f${n}`, n === 1 ? "e1" : `f${n - 1}`, {}, n));
+    const file = writeSession(freshFile(), [e1, ...futures, { ...e2, parentId: "f3" }]);
+    const s = SessionManager.open(file, { readOnly: true });
+    assert.deepEqual(s.getLoadIssues().map((i) => [i.kind, i.line, i.message]), [["unknown-type", 3, 'unknown entry type "future_thing" (3 lines, the first here); kept, ignored in context']]);
+    assert.deepEqual(entryIds(s), ["e1", "f1", "f2", "f3", "e2"]);
+  });
+
   it("duplicate ids: the later line is skipped and reported", () => {
     const [e1, e2] = basic();
     const loaded = loadSessionText(toJsonl([HEADER, e1, e2, { ...e2, message: userMsg("impostor") }]));
