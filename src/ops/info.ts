@@ -12,6 +12,8 @@ export interface SessionInfo {
   sizeBytes: number;
   /** the format version on disk, before any in-memory migration */
   version: number;
+  /** whose rule reads it (format/dialects/): "pi" (up to 0.86), "pi-1" (0.87 and later), "omp" (oh-my-pi 18) */
+  dialect: string;
   sessionId: string;
   cwd: string;
   name: string | null;
@@ -87,6 +89,7 @@ export function collectInfo(session: SessionManager, file: StoredSessionFacts): 
     file: file.path,
     sizeBytes: file.sizeBytes,
     version: file.version,
+    dialect: session.getDialect().name,
     sessionId: header.id,
     cwd: header.cwd,
     name: session.getSessionName() ?? null,

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { type SessionInfo, sessionInfo } from "../../ops/info.js";
 import { type Colors, formatBytes, formatCount, warn } from "../output.js";
 import { registerReportCommand } from "../report-command.js";
+import { DIALECTS, type DialectName } from "../../format/dialects/index.js";
 
 const list = (counts: Record<string, number>) =>
   Object.entries(counts)
@@ -24,6 +25,7 @@ export function formatInfo(info: SessionInfo, c: Colors): string {
   const lines = [
     `${c.bold(info.file)}`,
     row("format", `v${info.version}${info.version < 3 ? c.yellow(" (older format: read as v3; `bonsai migrate` upgrades the file)") : ""}`),
+    row("dialect", `${info.dialect} ${c.dim(`— read as ${DIALECTS[info.dialect as DialectName]?.writtenBy ?? info.dialect} reads it`)}`),
     row("size", formatBytes(info.sizeBytes)),
     row("session", info.sessionId),
     row("name", info.name ?? c.dim("(none)")),

@@ -111,7 +111,7 @@ export function systemCheckpoint(context: readonly AgentMessage[], now: number):
 
 export const pi1Dialect: Dialect = {
   name: "pi-1",
-  writtenBy: "pi 0.87 and later (pi 1.x)",
+  writtenBy: "pi from 0.87 (pi 1.x)",
   ruleSource: "pi 1.6.0, buildSessionProjection in dist/core/session-manager.js",
   contextEdits: true,
   segments: compactionSegments,

@@ -58,7 +58,7 @@ export function latestSettings(path: readonly SessionEntry[]): ContextSettings {
 
 export const piDialect: Dialect = {
   name: "pi",
-  writtenBy: "pi up to 0.86 (and bonsai)",
+  writtenBy: "pi up to 0.86, and bonsai",
   ruleSource: "pi 0.73.1, buildSessionContext in dist/core/session-manager.js",
   contextEdits: false,
   segments: compactionSegments,
