@@ -47,6 +47,9 @@ describe("foreignSessionFormat", () => {
     assert.equal(foreignSessionFormat(claudeUser), "Claude Code");
     assert.equal(foreignSessionFormat(claudeSnapshot), "Claude Code");
     assert.equal(foreignSessionFormat({ type: "file-history-snapshot" }), undefined);
+    assert.equal(foreignSessionFormat({ type: "queue-operation", operation: "enqueue", timestamp: "2026-10-01T10:00:00.000Z", sessionId: "3f2a9c1e", content: "next" }), "Claude Code");
+    assert.equal(foreignSessionFormat({ type: "custom-title", customTitle: "login fix", sessionId: "3f2a9c1e" }), "Claude Code");
+    assert.equal(foreignSessionFormat({ type: "queue-operation" }), undefined);
     assert.equal(foreignSessionFormat(codexMeta), "Codex");
     assert.equal(foreignSessionFormat(codexItem), "Codex");
     assert.equal(foreignSessionFormat(codexOld), "Codex");
