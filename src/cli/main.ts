@@ -19,6 +19,7 @@ import { register as registerLs } from "./commands/ls.js";
 import { register as registerMigrate } from "./commands/migrate.js";
 import { register as registerPrune } from "./commands/prune.js";
 import { register as registerServe } from "./commands/serve.js";
+import { register as registerSettings } from "./commands/settings.js";
 import { register as registerTree } from "./commands/tree.js";
 import { register as registerView } from "./commands/view.js";
 import { printJsonError, reportError, USAGE_ERROR } from "./output.js";
@@ -41,6 +42,7 @@ Examples:
   bonsai compact session.jsonl --model anthropic/claude-sonnet-4-5
   bonsai export session.jsonl --html -o session.html
   bonsai chat --base-url http://localhost:11434/v1 --model-id qwen3 --context-window 32768
+  bonsai settings                           the settings in effect here, and where each comes from
 
 Each command has its own --help. Wherever a command takes a session file (pi's and oh-my-pi's
 JSONL), it also takes sqlite:PATH#ID and postgres://…#ID.`;
@@ -76,6 +78,7 @@ export function buildProgram(): Command {
   registerCopy(program);
   registerExport(program);
   registerView(program);
+  registerSettings(program);
   program.addHelpText("after", TOP_LEVEL_EXAMPLES);
   return program;
 }

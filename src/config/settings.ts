@@ -3,7 +3,7 @@
  * name the file and key, and the two-level merge (user file, then project file; project wins).
  * Only `loadSettings` touches the disk; everything else is pure.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS } from "../compaction/branch-summary.js";
@@ -280,4 +280,39 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
       ? undefined
       : readSettingsFile(paths.project, displayPath(paths.project, home), onWarning);
   return mergeSettings(DEFAULT_SETTINGS as Settings, user, project);
+}
+
+/** One setting as it takes effect: its value, and where that came from. */
+export interface EffectiveSetting {
+  /** `section.key` */
+  key: string;
+  value: unknown;
+  /** "default", or the settings file that set it (as messages show it: `~/…` under home) */
+  source: string;
+}
+
+export interface EffectiveSettings {
+  settings: Settings;
+  /** every key, in the order of the sections and their keys */
+  values: EffectiveSetting[];
+  /** the files read, in order (later wins), and whether each was there */
+  files: { path: string; exists: boolean }[];
+}
+
+/** The settings loadSettings gives, with the source of each key: what `bonsai settings` shows. */
+export function effectiveSettings(options: LoadSettingsOptions = {}): EffectiveSettings {
+  const home = options.home ?? homedir();
+  const onWarning = options.onWarning ?? ((message: string) => console.warn(`bonsai: ${message}`));
+  const paths = settingsPaths({ home, cwd: options.cwd });
+  const layers: { path: string; input: SettingsInput | undefined }[] = [{ path: displayPath(paths.user, home), input: readSettingsFile(paths.user, displayPath(paths.user, home), onWarning) }];
+  if (paths.project !== paths.user) layers.push({ path: displayPath(paths.project, home), input: readSettingsFile(paths.project, displayPath(paths.project, home), onWarning) });
+  const settings = mergeSettings(DEFAULT_SETTINGS as Settings, ...layers.map((l) => l.input));
+  const values: EffectiveSetting[] = [];
+  for (const section of Object.keys(KEYS) as Section[]) {
+    for (const key of Object.keys(KEYS[section])) {
+      const from = [...layers].reverse().find((l) => (l.input?.[section] as Record<string, unknown> | undefined)?.[key] !== undefined);
+      values.push({ key: `${section}.${key}`, value: (settings[section] as unknown as Record<string, unknown>)[key], source: from?.path ?? "default" });
+    }
+  }
+  return { settings, values, files: layers.map((l, i) => ({ path: l.path, exists: existsSync(i === 0 ? paths.user : paths.project) })) };
 }

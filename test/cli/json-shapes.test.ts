@@ -79,6 +79,7 @@ describe("docs/json.md", () => {
     ["compact-dry-run", () => ["compact", EXAMPLE, "--dry-run", "--json"]],
     ["prune", () => ["prune", copyOf(EXAMPLE), "--protect", "0", "--min-savings", "0", "--json"]],
     ["ls", () => ["ls", join(ROOT, "examples"), "--json"]],
+    ["settings", () => ["settings", "--json"]],
     ["eval", () => ["eval", EXAMPLE, "--rounds", "1", "--json"]],
     ["copy", () => {
       const file = copyOf(EXAMPLE);
