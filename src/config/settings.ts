@@ -3,11 +3,12 @@
  * name the file and key, and the two-level merge (user file, then project file; project wins).
  * Only `loadSettings` touches the disk; everything else is pure.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS } from "../compaction/branch-summary.js";
 import { type CompactionSettings as CoreCompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
+import { nestsDeeperThan } from "../format/validate.js";
 
 /**
  * The compaction core's settings plus what an agent session needs. Here `enabled` gates automatic
@@ -150,6 +151,8 @@ export class SettingsError extends Error {
 
 function describe(value: unknown): string {
   if (value === undefined) return "nothing";
+  // a value nested deeper than JSON.stringify can recurse is described by its kind alone
+  if (typeof value === "object" && value !== null && nestsDeeperThan(value, 100)) return Array.isArray(value) ? "a deeply nested list" : "a deeply nested object";
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
@@ -181,7 +184,8 @@ export function parseSettings(
     const keys = KEYS[section] as Record<string, readonly [Check, string]>;
     const parsed: Record<string, unknown> = {};
     for (const [key, keyValue] of Object.entries(sectionValue)) {
-      const rule = keys[key];
+      // own keys only: "constructor", "toString" or "__proto__" are not settings
+      const rule = Object.hasOwn(keys, key) ? keys[key] : undefined;
       if (!rule) {
         onWarning(`${source}: unknown setting "${section}.${key}" ignored`);
         continue;
@@ -247,11 +251,19 @@ function displayPath(path: string, home: string): string {
   return rel && !rel.startsWith("..") && !rel.startsWith(sep) ? `~/${rel.split(sep).join("/")}` : path;
 }
 
+/** More than any settings file needs: a larger one is refused before it is read. */
+const MAX_SETTINGS_BYTES = 1 << 20;
+
 function readSettingsFile(path: string, shown: string, onWarning: (message: string) => void): SettingsInput | undefined {
   let text: string;
   try {
+    // a FIFO or a link to a device (a cloned repository can ship one) would block or never end
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new SettingsError(`${shown}: not a regular file; settings are read only from a file`);
+    if (stat.size > MAX_SETTINGS_BYTES) throw new SettingsError(`${shown}: ${stat.size} bytes, more than a settings file holds (at most ${MAX_SETTINGS_BYTES})`);
     text = readFileSync(path, "utf8");
   } catch (error) {
+    if (error instanceof SettingsError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
     throw new SettingsError(`${shown}: cannot read (${code ?? (error as Error).message})`);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -176,5 +177,43 @@ describe("parseSettings", () => {
     };
     assert.deepEqual(parseSettings(input, "src"), input);
     assert.deepEqual(resolveSettings(input), input);
+  });
+});
+
+/** Issue 26, defect 11: a settings file a cloned repository ships must not hang, crash or eat memory. */
+describe("hostile settings files", () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "bonsai-hostile-settings-"));
+    mkdirSync(join(root, ".bonsai"), { recursive: true });
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  const file = () => join(root, ".bonsai", "settings.json");
+  const load = () => loadSettings({ home: join(root, "home"), cwd: root, onWarning: () => {} });
+
+  test("a FIFO or a link to a device is refused at once, naming the file", () => {
+    execFileSync("mkfifo", [file()]);
+    assert.throws(load, /settings\.json: not a regular file/);
+    rmSync(file());
+    symlinkSync("/dev/zero", file());
+    assert.throws(load, /settings\.json: not a regular file/);
+  });
+
+  test("keys named like Object's own (constructor, toString, __proto__) are unknown keys, not a crash", () => {
+    const warnings: string[] = [];
+    writeFileSync(file(), '{"compaction":{"constructor":1,"toString":2,"__proto__":{"x":1},"keepRecentTokens":5000}}');
+    const settings = loadSettings({ home: join(root, "home"), cwd: root, onWarning: (m) => warnings.push(m) });
+    assert.equal(settings.compaction.keepRecentTokens, 5000);
+    assert.equal(warnings.filter((w) => /unknown setting "compaction\.(constructor|toString|__proto__)"/.test(w)).length, 3);
+  });
+
+  test("a very deep value fails with the key, not a stack overflow", () => {
+    writeFileSync(file(), `{"compaction":{"model":${"[".repeat(100_000)}${"]".repeat(100_000)}}}`);
+    assert.throws(load, /compaction\.model: expected .*, got a deeply nested list/);
+  });
+
+  test("a huge file is refused before it is read", () => {
+    writeFileSync(file(), `{"compaction":{"model":"${"x".repeat(2 << 20)}"}}`);
+    assert.throws(load, /more than a settings file holds/);
   });
 });
