@@ -9,6 +9,7 @@ import { openForReading, type WarningListener } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
 import { readArchiveAt } from "../storage/archive.js";
 import { parseLocation } from "../storage/location.js";
+import { redactPassword } from "../storage/database.js";
 import type { ArchivedOriginals } from "./blocks.js";
 import { buildViewModel, type ViewModel } from "./model.js";
 
@@ -63,7 +64,8 @@ export async function viewModelOf(session: SessionManager, location: string, opt
   return buildViewModel({
     header: session.getHeader(),
     name: session.getSessionName(),
-    location,
+    // the page is made to be mailed and served: a database password stays out of it
+    location: redactPassword(location),
     entries: session.getEntries(),
     tree: session.getTree(),
     leafId,

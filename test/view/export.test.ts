@@ -4,6 +4,8 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { ViewModel } from "../../src/view/model.js";
+import { SessionManager } from "../../src/session/manager.js";
+import { viewModelOf } from "../../src/view/source.js";
 import { runBonsai } from "../helpers/cli.js";
 import { tempDir } from "../helpers/session-builders.js";
 import { EXAMPLE } from "../helpers/view-sessions.js";
@@ -76,5 +78,20 @@ describe("bonsai export", () => {
     const missing = await runBonsai(["export", join(dir, "nope.jsonl"), "--md"]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no such file/);
+  });
+});
+
+/** Issue 26, defect 3: a page is made to be mailed; a PostgreSQL password in its location must not be in it. */
+describe("a database password stays out of the page", () => {
+  it("the view model names the location without its password", async () => {
+    const session = SessionManager.open(EXAMPLE, { readOnly: true });
+    try {
+      const model = await viewModelOf(session, "postgres://alice:S3cr3t-pw@db.internal:5432/agents#019cebb8", { contextWindow: 200_000 });
+      const text = JSON.stringify(model);
+      assert.doesNotMatch(text, /S3cr3t-pw/);
+      assert.match(text, /postgres:\/\/alice@db\.internal:5432\/agents#019cebb8/);
+    } finally {
+      void session.close();
+    }
   });
 });
