@@ -267,21 +267,30 @@ export function restorePrunedOutputs(
   if (session.getDialect().contextEdits) return restoreByEdits(session, options.entryIds);
   const archive = archiveOf(session);
   const archived = archive ? parsePrunedRecords(archive.stored(), archive.location, options.onWarning) : [];
+  // the records of each entry, newest last: only one from the prune that made the entry as it is
+  // (same prunedAt, same tool call) restores it; another session's archive (an interrupted copy)
+  // or an older prune must not
   const latest = new Map<string, PrunedRecord>();
-  for (const record of archived) latest.set(record.entryId, record);
+  const candidates = new Map<string, PrunedRecord[]>();
+  for (const record of archived) {
+    latest.set(record.entryId, record);
+    candidates.set(record.entryId, [...(candidates.get(record.entryId) ?? []), record]);
+  }
 
   const wanted = options.entryIds ?? [...latest.keys()];
   const result: RestoreResult = { restored: [], notRestored: [] };
   const changes: MessageChange[] = [];
   for (const entryId of wanted) {
     const entry = session.getEntry(entryId);
-    const record = latest.get(entryId);
+    const pruned = entry?.type === "message" && entry.message.role === "toolResult" ? entry.message : undefined;
+    const record = pruned && (candidates.get(entryId) ?? []).findLast((r) => r.prunedAt === pruned.prunedAt && r.toolCallId === pruned.toolCallId);
     if (entry?.type !== "message" || entry.message.role !== "toolResult") {
       result.notRestored.push({ entryId, reason: entry ? "not a tool result" : "no such entry" });
     } else if (entry.message.prunedAt === undefined) {
       if (options.entryIds) result.notRestored.push({ entryId, reason: "not pruned" });
     } else if (!record) {
-      result.notRestored.push({ entryId, reason: "no archived original" });
+      const other = latest.has(entryId);
+      result.notRestored.push({ entryId, reason: other ? "the archived original is of another prune or session; not restored" : "no archived original" });
     } else {
       const original = originalLine(record, entry.message);
       const { prunedAt: _pruned, ...rest } = entry.message;

@@ -198,3 +198,24 @@ describe("rewrites copy the lines they do not change", () => {
     }
   });
 });
+
+/** Issue 26, defect 2: only the archive record of the prune that made the entry restores it. */
+describe("restore takes only the record of the entry's own prune", () => {
+  for (const [what, change] of [
+    ["another prune (prunedAt differs)", (r: Record<string, unknown>) => ({ ...r, prunedAt: 1 })],
+    ["another session (the tool call differs)", (r: Record<string, unknown>) => ({ ...r, toolCallId: "call-from-elsewhere", content: [{ type: "text", text: "someone else's output" }] })],
+  ] as const) {
+    it(`a record of ${what} is not written into the session`, async () => {
+      const original = oddSessionLines();
+      const file = oddFile(original);
+      await pruneToolOutput(file, { config: PRUNE_ONE });
+      const archive = prunedArchivePath(file);
+      const pruned = fileLines(file);
+      writeFileSync(archive, `${readPrunedRecords(archive).map((r) => JSON.stringify(change(r as unknown as Record<string, unknown>))).join("\n")}\n`);
+      const report = await restoreToolOutput(file);
+      assert.deepEqual(report.restored, []);
+      assert.deepEqual(report.notRestored, [{ entryId: PRUNED_ID, reason: "the archived original is of another prune or session; not restored" }]);
+      assert.deepEqual(fileLines(file), pruned, "the session is unchanged");
+    });
+  }
+});
