@@ -186,7 +186,15 @@ export class SessionFileWriter {
     this.checkOpen();
     const fd = this.openFd();
     const data = Buffer.from(this.needsNewline ? `\n${text}` : text, "utf8");
-    writeAll(fd, data);
+    let written = 0;
+    try {
+      while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    } catch (error) {
+      // part of the line is in the file (a full disk): the next append starts a new line, so the
+      // torn bytes stay a line of their own (reported and skipped on reading) and glue to nothing
+      if (written > 0) this.needsNewline = true;
+      throw error;
+    }
     // a rewrite must not take these for another program's lines (no syscall here: appends are hot)
     for (const id of ownIds) this.appendedIds.add(id);
     this.needsNewline = false;

@@ -611,3 +611,38 @@ describe("appends and rewrites", () => {
     assert.deepEqual(readdirSync(resolve(file, "..")).sort(), ["atomic.txt", "blocked"]);
   });
 });
+
+/** Issue 26, defect 1: an append that fails part way (a full disk) must not make the next one unreadable. */
+describe("an append that fails part way", () => {
+  it("leaves its torn bytes on a line of their own: the next append is read, with its parent", async () => {
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    const real = cjsFs.writeSync;
+    const path = freshFile();
+    const session = SessionManager.open(path);
+    session.appendMessage(userMsg("first"));
+    session.appendMessage(assistantMsg("reply"));
+    let calls = 0;
+    // the disk fills in the middle of the next line: half of it is written, then ENOSPC
+    mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset: number, length: number) => {
+      if (++calls === 1) return real(fd, buffer, offset, Math.floor(length / 2));
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    });
+    syncBuiltinESMExports();
+    try {
+      assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/);
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    const after = session.appendMessage(userMsg("written once there is room"));
+    await session.close();
+    const reopened = SessionManager.open(path, { readOnly: true });
+    try {
+      assert.deepEqual(reopened.buildSessionContext().messages.map((m) => (m as { content: unknown }).content).slice(-2), [[{ type: "text", text: "reply" }], "written once there is room"]);
+      assert.equal(reopened.getLeafId(), after);
+      assert.deepEqual(reopened.getLoadIssues().map((i) => i.kind), ["malformed-json"]);
+    } finally {
+      void reopened.close();
+    }
+  });
+});
