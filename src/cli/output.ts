@@ -6,6 +6,7 @@ import { OperationCancelledError } from "../ops/cancelled.js";
 import { SessionFileError } from "../storage/load.js";
 import { SessionLockedError } from "../storage/lock.js";
 import { CliError, UsageError } from "../util/cli-error.js";
+import { terminalSafe } from "../util/terminal-safe.js";
 import { connectionErrorText, FetchFailures, isConnectionError } from "../chat/connection-error.js";
 
 export { CliError, UsageError } from "../util/cli-error.js";
@@ -22,8 +23,10 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Human output: session text in it cannot drive the terminal (util/terminal-safe.ts). */
 export function print(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  const safe = terminalSafe(text);
+  process.stdout.write(safe.endsWith("\n") ? safe : `${safe}\n`);
 }
 
 /**
