@@ -8,7 +8,7 @@ import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, stat
 import { dirname } from "node:path";
 import { forEachBufferLine, jsonlText } from "../format/lines.js";
 import { readFileLines } from "./file-lines.js";
-import { fsyncDirectory, writeAll, writeFileAtomic } from "./file-writer.js";
+import { fsyncDirectory, keepAccess, writeAll, writeFileAtomic } from "./file-writer.js";
 import { SessionFileError } from "./load.js";
 import type { StoreArchive, StoredLines } from "./types.js";
 
@@ -41,20 +41,23 @@ export function sidecarArchive(sessionFile: string): StoreArchive {
     location: path,
     lines: () => readSidecar(path).lines,
     stored: () => readSidecar(path),
-    append: (lines) => appendSidecar(path, lines),
-    replace: (lines) => writeSidecar(path, lines.length === 0 ? undefined : Buffer.from(jsonlText(lines), "utf8")),
+    append: (lines) => appendSidecar(path, lines, sessionFile),
+    replace: (lines) => writeSidecar(path, lines.length === 0 ? undefined : Buffer.from(jsonlText(lines), "utf8"), sessionFile),
     snapshot: () => {
       const file = readExisting(path);
       return file ? { lines: countFilledLines(file), file } : { lines: 0 };
     },
-    restore: (snapshot) => writeSidecar(path, snapshot.file),
+    restore: (snapshot) => writeSidecar(path, snapshot.file, sessionFile),
   };
 }
 
-function appendSidecar(path: string, lines: readonly string[]): void {
+/** `session` is the session file: a new archive gets its mode and owner (it holds the same outputs). */
+function appendSidecar(path: string, lines: readonly string[], session: string): void {
   if (lines.length === 0) return;
+  const existed = statSync(path, { throwIfNoEntry: false }) !== undefined;
   const fd = openSync(path, "a+", 0o644);
   try {
+    if (!existed) keepAccess(fd, statSync(session, { throwIfNoEntry: false }));
     const size = fstatSync(fd).size;
     let prefix = "";
     if (size > 0) {
@@ -87,9 +90,9 @@ function readExisting(path: string): Buffer | undefined {
   return bytes.length === 0 ? undefined : bytes;
 }
 
-function writeSidecar(path: string, bytes: Buffer | undefined): void {
+function writeSidecar(path: string, bytes: Buffer | undefined, session: string): void {
   if (bytes) {
-    writeFileAtomic(path, bytes);
+    writeFileAtomic(path, bytes, undefined, session);
     return;
   }
   try {

@@ -10,6 +10,8 @@
  */
 import {
   closeSync,
+  fchmodSync,
+  fchownSync,
   fstatSync,
   fsyncSync,
   lstatSync,
@@ -50,13 +52,14 @@ export const tempPrefix = (path: string) => `.${basename(path)}.`;
  * `beforeRename` may add to the temporary file (its descriptor) once `content` is in it and
  * synced, and returns how many bytes it added; it is called again until it adds none.
  */
-export function writeFileAtomic(path: string, content: string | Buffer, beforeRename?: (fd: number) => number): void {
+export function writeFileAtomic(path: string, content: string | Buffer, beforeRename?: (fd: number) => number, like?: string): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `${tempPrefix(path)}${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(tmp, "wx", 0o644);
   try {
     try {
+      keepAccess(fd, statSync(path, { throwIfNoEntry: false }) ?? (like === undefined ? undefined : statSync(like, { throwIfNoEntry: false })));
       writeAll(fd, typeof content === "string" ? Buffer.from(content, "utf8") : content);
       fsyncSync(fd);
       // the slow fsync is done: what beforeRename adds now is synced again, until it adds nothing
@@ -75,6 +78,17 @@ export function writeFileAtomic(path: string, content: string | Buffer, beforeRe
     throw error;
   }
   fsyncDirectory(dir);
+}
+
+/**
+ * Gives a new file the mode and owner of the one it replaces (or stands beside): a rewrite must
+ * not make a 0600 session readable by others, nor, run as root, take a user's session away from
+ * them (their agent's next append would fail). Only root can give a file away; others keep theirs.
+ */
+export function keepAccess(fd: number, of: { mode: number; uid: number; gid: number } | undefined): void {
+  if (!of) return;
+  fchmodSync(fd, of.mode & 0o7777);
+  if (process.getuid?.() === 0 && (of.uid !== 0 || of.gid !== 0)) fchownSync(fd, of.uid, of.gid);
 }
 
 /** Makes a rename or unlink in `dir` durable, where the filesystem allows fsync on a directory. */

@@ -6,7 +6,7 @@
  * --restore` could not bring them back. The same for database rows: test/helpers/store-contract.ts.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { BodyLoading } from "../../src/storage/load.js";
@@ -218,4 +218,25 @@ describe("restore takes only the record of the entry's own prune", () => {
       assert.deepEqual(fileLines(file), pruned, "the session is unchanged");
     });
   }
+});
+
+/** Issue 26, defect 7: a rewrite keeps the session file's mode and owner; its archive gets them too. */
+describe("rewrites keep who may read the session", () => {
+  it("a 0600 session stays 0600 through prune and restore, and its archive is 0600", async () => {
+    const file = oddFile();
+    chmodSync(file, 0o600);
+    await pruneToolOutput(file, { config: PRUNE_ONE });
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(statSync(prunedArchivePath(file)).mode & 0o777, 0o600);
+    await restoreToolOutput(file);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+  });
+
+  it("run as root, a rewrite leaves a user's session theirs", { skip: process.getuid?.() !== 0 && "only root can give a file to another user" }, async () => {
+    const file = oddFile();
+    chownSync(file, 4321, 4321);
+    await pruneToolOutput(file, { config: PRUNE_ONE });
+    assert.deepEqual([statSync(file).uid, statSync(file).gid], [4321, 4321]);
+    assert.deepEqual([statSync(prunedArchivePath(file)).uid, statSync(prunedArchivePath(file)).gid], [4321, 4321]);
+  });
 });
