@@ -18,6 +18,13 @@ export type SecretKind =
   | "google-api-key"
   | "bearer-token"
   | "url-password"
+  | "gitlab-token"
+  | "stripe-key"
+  | "npm-token"
+  | "huggingface-token"
+  | "sendgrid-key"
+  | "basic-auth"
+  | "cli-password"
   | "secret";
 
 export const redactedMarker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
@@ -49,19 +56,54 @@ const RULES: Rule[] = [
   { kind: "google-api-key", pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
   { kind: "bearer-token", pattern: /(\b[Bb]earer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, keepPrefix: true },
   { kind: "url-password", pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]{3,}(?=@)/g, keepPrefix: true },
+  { kind: "gitlab-token", pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
+  { kind: "stripe-key", pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { kind: "npm-token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { kind: "huggingface-token", pattern: /\bhf_[A-Za-z0-9]{30,}/g },
+  { kind: "sendgrid-key", pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+  { kind: "basic-auth", pattern: /(\bAuthorization:\s*Basic\s+)[A-Za-z0-9+/]{8,}=*/gi, keepPrefix: true },
+  // `curl -u user:password`, `--user user:password`
+  { kind: "cli-password", pattern: /((?:^|\s)(?:-u|--user)[ =]?['"]?[^\s:'"]{1,64}:)[^\s'"]{3,256}/g, keepPrefix: true },
+  // `mysql -pPASSWORD`, `mysqladmin --password=PASSWORD` (a bare `-p` asks for it: nothing to mask)
+  { kind: "cli-password", pattern: /(\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s(?:-p|--password=))([^\s'"]{3,256})/g, keepPrefix: true },
 ];
 
 /**
  * `NAME=value`, `NAME: value`, `"name": "value"` where the name says it holds a secret. The value
  * must look like one: no spaces, at least 8 characters, not a plain number, and not code
  * (`apiKey = getKey(…)`, `token: process.env.X`), which ends at a `(` or `.`.
+ *
+ * Found in linear time (a single pattern with a free-length name around the keyword backtracks
+ * cubically: 10 KB of "tokentoken…" took seconds): each keyword is found once, its name is grown
+ * over at most NAME_REACH name characters on either side, and the assignment after the name is
+ * tried once, with bounded runs.
  */
-const SECRET_NAME =
-  /([A-Za-z0-9_-]*(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_-]*)/i;
-const SECRET_ASSIGNMENT = new RegExp(
-  `(${SECRET_NAME.source}["']?\\s*(?:=|:)\\s*["']?)([A-Za-z0-9_\\-+/=~!@#$%^&*]{8,})(?=["']?(?:[\\s,;}&)\\]]|$))`,
-  "gi",
-);
+const SECRET_KEYWORD = /api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|access[_-]?key|private[_-]?key|account[_-]?key|credentials?/gi;
+const NAME_CHAR = /[A-Za-z0-9_-]/;
+const NAME_REACH = 64;
+const ASSIGNMENT_AT = /["']?\s{0,16}[=:]\s{0,16}["']?/y;
+const SECRET_VALUE_AT = /[A-Za-z0-9_\-+/=~!@#$%^&*]{8,1024}(?=["']?(?:[\s,;}&)\]]|$))/y;
+
+/** Each `name = value` whose name says secret, with where its value is, in order, not overlapping. */
+function secretAssignments(text: string): { valueAt: number; value: string }[] {
+  const found: { valueAt: number; value: string }[] = [];
+  let done = 0;
+  for (const keyword of text.matchAll(SECRET_KEYWORD)) {
+    const at = keyword.index;
+    if (at < done) continue;
+    let end = at + keyword[0].length;
+    const limit = Math.min(text.length, end + NAME_REACH);
+    while (end < limit && NAME_CHAR.test(text[end])) end++;
+    ASSIGNMENT_AT.lastIndex = end;
+    if (!ASSIGNMENT_AT.exec(text)) continue;
+    SECRET_VALUE_AT.lastIndex = ASSIGNMENT_AT.lastIndex;
+    const value = SECRET_VALUE_AT.exec(text);
+    if (!value) continue;
+    found.push({ valueAt: value.index, value: value[0] });
+    done = value.index + value[0].length;
+  }
+  return found;
+}
 
 function looksLikeSecretValue(value: string): boolean {
   if (/^\d+$/.test(value)) return false;
@@ -92,11 +134,15 @@ export function redactSecrets(text: string): RedactionResult {
       return `${prefix}${redactedMarker(rule.kind)}`;
     });
   }
-  out = out.replace(SECRET_ASSIGNMENT, (match: string, prefix: string, _name: string, value: string) => {
-    if (!looksLikeSecretValue(value)) return match;
+  const parts: string[] = [];
+  let from = 0;
+  for (const { valueAt, value } of secretAssignments(out)) {
+    if (!looksLikeSecretValue(value)) continue;
     count("secret");
-    return `${prefix}${redactedMarker("secret")}`;
-  });
+    parts.push(out.slice(from, valueAt), redactedMarker("secret"));
+    from = valueAt + value.length;
+  }
+  if (from > 0) out = parts.join("") + out.slice(from);
   return { text: out, counts };
 }
 

@@ -124,3 +124,37 @@ describe("withRedaction", () => {
     assert.deepEqual(reports, [{ "aws-access-key": 1, "github-token": 1 }]);
   });
 });
+
+/** Issue 26, defect 9: redaction is linear on adversarial input, and masks nine more common formats. */
+describe("redaction under attack, and the formats it missed", () => {
+  it("1 MB written to backtrack (keywords over and over) is redacted in linear time", () => {
+    // the old single pattern took seconds on 10 KB of these and would take hours on 1 MB
+    for (const unit of ["token", "token=", "api_key_secret-", "password: "]) {
+      const text = unit.repeat(Math.ceil(1_000_000 / unit.length));
+      const started = performance.now();
+      redactSecrets(text);
+      assert.ok(performance.now() - started < 10_000, `${JSON.stringify(unit)} × ${text.length}: ${Math.round(performance.now() - started)} ms`);
+    }
+  });
+
+  it("GitLab, Stripe, npm, Hugging Face and SendGrid keys, Basic auth, curl -u, mysql -p and Azure's AccountKey are masked", () => {
+    const cases: [string, string][] = [
+      ["glpat-abcdefghijklmnopqrstu1", "gitlab-token"],
+      ["sk_live_abcdefghijklmnop1234", "stripe-key"],
+      ["npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm-token"],
+      ["hf_abcdefghijklmnopqrstuvwxyzABCDEF", "huggingface-token"],
+      ["SG.abcdefghijklmnopqr.abcdefghijklmnopqrstuv", "sendgrid-key"],
+      ["Authorization: Basic dXNlcjpwYXNzd29yZA==", "basic-auth"],
+      ["curl -u alice:s3cretpass https://api.example", "cli-password"],
+      ["mysql -u root -pS3cretPw shop", "cli-password"],
+      ["AccountName=x;AccountKey=abcdEFGH1234abcdEFGH1234abcd==;EndpointSuffix=core", "secret"],
+    ];
+    for (const [text, kind] of cases) {
+      const { text: out, counts } = redactSecrets(text);
+      assert.equal(counts[kind as keyof typeof counts], 1, `${text}: ${JSON.stringify(counts)}`);
+      assert.doesNotMatch(out, /abcdefghijklmnop|dXNlcjpwYXNzd29yZA|s3cretpass|S3cretPw|abcdEFGH1234/, out);
+    }
+    // the name and the command stay readable
+    assert.equal(redactSecrets("curl -u alice:s3cretpass https://api.example").text, "curl -u alice:[REDACTED:cli-password] https://api.example");
+  });
+});
