@@ -95,6 +95,48 @@ export function sliceForRead(content: string, offset = 1, limit?: number): strin
   return out;
 }
 
+/** Files larger than this are read a window at a time, never whole. */
+export const READ_WHOLE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The lines sliceForRead would give of a file too large to hold: read in chunks, keeping only the
+ * wanted lines (within READ_MAX_LINES and READ_MAX_BYTES) and counting the rest.
+ */
+export async function readLineWindow(handle: { read(b: Buffer, o: number, l: number, p: number): Promise<{ bytesRead: number }> }, offset: number, limit: number | undefined, signal?: AbortSignal): Promise<string> {
+  const wanted = Math.min(limit ?? READ_MAX_LINES, READ_MAX_LINES);
+  const picked: string[] = [];
+  let bytes = 0;
+  let full = false;
+  let lineNo = 0;
+  let partial = "";
+  const take = (line: string) => {
+    lineNo++;
+    if (full || lineNo < offset) return;
+    const size = Buffer.byteLength(line) + 1;
+    if (picked.length >= wanted || (bytes + size > READ_MAX_BYTES && picked.length > 0)) full = true;
+    else {
+      picked.push(line);
+      bytes += size;
+    }
+  };
+  const decoder = new TextDecoder();
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let at = 0; ; ) {
+    if (signal?.aborted) throw new Error("read stopped: the run was stopped");
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+    const lines = (partial + decoder.decode(chunk.subarray(0, bytesRead), { stream: true })).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) take(line);
+  }
+  take(partial + decoder.decode());
+  if (offset > lineNo) throw new ToolInputError(`offset ${offset} is past the end (${lineNo} lines)`);
+  const last = offset - 1 + picked.length;
+  const out = picked.join("\n");
+  return last < lineNo ? `${out}\n\n[lines ${offset}-${last} of ${lineNo}; read on with offset=${last + 1}]` : out;
+}
+
 /** Replaces the one occurrence of `oldText`; none or several is an error naming the count. */
 export function replaceExactlyOnce(content: string, oldText: string, newText: string, path: string): string {
   if (oldText === "") throw new ToolInputError("oldText is empty: give the exact text to replace");
@@ -127,8 +169,16 @@ function readTool(root: Root): AgentTool {
           const names = await opened.list();
           return text(names.sort().join("\n") || "(empty directory)", { path, entries: names.length });
         }
+        // the size and a binary check come first: a 1.5 GB file must not be read whole to be refused
+        const size = opened.stat.size;
+        const head = Buffer.alloc(Math.min(8192, size));
+        await opened.handle.read(head, 0, head.length, 0);
+        if (head.includes(0)) throw new ToolInputError(`${path} is a binary file (${size} bytes)`);
+        if (size > READ_WHOLE_MAX_BYTES) {
+          const window = await readLineWindow(opened.handle, optInt(args, "offset") ?? 1, optInt(args, "limit"), signal);
+          return text(window, { path, bytes: size });
+        }
         const data = await readAll(opened.handle, signal);
-        if (data.subarray(0, 8192).includes(0)) throw new ToolInputError(`${path} is a binary file (${data.length} bytes)`);
         return text(sliceForRead(data.toString("utf8"), optInt(args, "offset"), optInt(args, "limit")), { path, bytes: data.length });
       } finally {
         await opened.handle.close();

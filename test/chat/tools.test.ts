@@ -4,7 +4,8 @@
  * and bash only when allowed, with exit codes, timeouts and aborts.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -13,6 +14,8 @@ import {
   createChatTools,
   isInside,
   READ_MAX_LINES,
+  READ_WHOLE_MAX_BYTES,
+  readLineWindow,
   replaceExactlyOnce,
   resolveInside,
   sliceForRead,
@@ -138,4 +141,25 @@ test("long output keeps its tail", () => {
   assert.equal(tailOutput("short", 10), "short");
   const cut = tailOutput(`${"a".repeat(50)}END`, 10);
   assert.equal(cut, "[output cut: showing the last 10 bytes]\naaaaaaaEND");
+});
+
+/** Issue 26, defect 10: read checks size and binary before reading, and never holds a huge file whole. */
+test("read: a huge binary file is refused from its first bytes; a huge text file is read a window at a time", async () => {
+  const huge = join(cwd, "huge.bin");
+  writeFileSync(huge, Buffer.from([0, 1, 2]));
+  truncateSync(huge, 2 * READ_WHOLE_MAX_BYTES); // sparse: reading it whole would allocate 32 MB
+  await assert.rejects(run("read", { path: "huge.bin" }), /huge\.bin is a binary file \(33554432 bytes\)/);
+
+  const lines = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${"x".repeat(i % 50)}`).join("\n");
+  const file = join(cwd, "lines.txt");
+  writeFileSync(file, lines);
+  const fh = await open(file, "r");
+  try {
+    for (const [offset, limit] of [[1, undefined], [1, 10], [2500, undefined], [2990, 100], [3000, 1]] as const) {
+      assert.equal(await readLineWindow(fh, offset, limit), sliceForRead(lines, offset, limit), `offset ${offset}, limit ${limit}`);
+    }
+    await assert.rejects(readLineWindow(fh, 3001, undefined), /offset 3001 is past the end \(3000 lines\)/);
+  } finally {
+    await fh.close();
+  }
 });
