@@ -4,9 +4,9 @@
  * second writer with a message that says who holds it and what to do.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { basename } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { errorText } from "../util/error-text.js";
 import { SessionFileError } from "./load.js";
 
@@ -90,9 +90,35 @@ function createLockFileInTwoSteps(lockPath: string, content: string): void {
   }
 }
 
+/**
+ * Removes the temp files of lock-taking left by processes that are gone (killed between writing
+ * the temp file and removing it): `<file>.lock.<pid>-<hex>.tmp` whose pid no longer runs here.
+ */
+export function removeStaleLockTemps(lockPath: string): void {
+  const dir = dirname(lockPath);
+  const prefix = `${basename(lockPath)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = /^(\d+)-[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1];
+    if (pid === undefined || isProcessAlive(Number(pid))) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+}
+
 /** Takes the lock of `sessionPath` or throws SessionLockedError. */
 export function acquireLock(sessionPath: string): FileLock {
   const lockPath = `${sessionPath}.lock`;
+  removeStaleLockTemps(lockPath);
   const me: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {

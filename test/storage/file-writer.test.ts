@@ -310,6 +310,19 @@ describe("crash recovery", () => {
 });
 
 describe("one writer per file", () => {
+  it("lock-taking temp files of processes that are gone are removed by the next writer; a live one's are left (issue 26, defect 13)", () => {
+    const file = writeSession(freshFile(), basic());
+    const dead = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid!;
+    const stale = `${file}.lock.${dead}-0badc0de.tmp`;
+    const live = `${file}.lock.${process.pid}-0123abcd.tmp`;
+    const unrelated = `${file}.lock.notes.tmp`;
+    for (const path of [stale, live, unrelated]) fs.writeFileSync(path, "{}");
+    SessionManager.open(file).close();
+    assert.equal(fs.existsSync(stale), false, "the dead process's temp file is removed");
+    assert.equal(fs.existsSync(live), true, "a running process may still be taking its lock");
+    assert.equal(fs.existsSync(unrelated), true);
+  });
+
   it("a second writer in the same process gets SessionLockedError; a reader does not", () => {
     const file = writeSession(freshFile(), basic());
     const first = SessionManager.open(file);
