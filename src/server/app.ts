@@ -90,7 +90,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const logRequest = (request: FastifyRequest, status: number, ms: number) => {
     if (logged.has(request)) return;
     logged.add(request);
-    const entry: RequestLog = { reqId: request.id, method: request.method, path: printablePath(request.url), status, ms, ...details.get(request) };
+    const entry: RequestLog = { reqId: request.id, method: request.method, path: printablePath(request.url, options.token), status, ms, ...details.get(request) };
     log(logLine(levelFor(status), "request", entry));
   };
 
@@ -149,7 +149,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     return fail(reply, status, reason);
   });
 
-  app.setNotFoundHandler((request, reply) => fail(reply, 404, `no route ${request.method} ${printablePath(request.url)}: POST /summarize`));
+  app.setNotFoundHandler((request, reply) => fail(reply, 404, `no route ${request.method} ${printablePath(request.url, options.token)}: POST /summarize`));
 
   app.get("/healthz", async (_request, reply) => {
     if (closing) return reply.code(503).send({ status: "draining" });
@@ -229,7 +229,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         return fail(reply, 499, "client closed the connection");
       }
       const reason = oneLineReason(errorText(error));
-      info.error = reason;
+      // a provider's error can quote the prompt back: the log keeps only what kind of failure it was
+      info.error = `the summarizer failed (${error instanceof Error ? error.name : typeof error})`;
       if (error instanceof SummarizationAbortedError) return fail(reply, 503, `summarization was cancelled: ${reason}`);
       return fail(reply, 502, `the summarizer failed: ${reason}`);
     } finally {

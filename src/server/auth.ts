@@ -75,7 +75,28 @@ export function pathToken(url: string): string | undefined {
   }
 }
 
-/** The request's path, query left out and a token in it masked: what logs and error messages may show. */
-export function printablePath(url: string): string {
-  return url.split("?")[0].replace(/^\/t\/[^/?#]*/, "/t/<token>");
+/**
+ * The request's path as logs and error messages may show it: the query and an absolute form's
+ * scheme and host left out, and every segment that holds the token masked, however it is spelled
+ * (`//t/`, `/T/`, `%74`, dot segments, percent-encoded): a segment after a `t` segment, and with
+ * the server's token known, any segment holding it.
+ */
+export function printablePath(url: string, token?: string): string {
+  const path = url.split("?")[0].replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "");
+  const segments = path.split("/");
+  return segments
+    .map((segment, i) => {
+      const plain = decodeSegment(segment);
+      const afterT = i > 0 && decodeSegment(segments[i - 1]).toLowerCase() === "t";
+      return afterT || (token && (plain.includes(token) || segment.includes(token))) ? "<token>" : segment;
+    })
+    .join("/");
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -67,6 +67,37 @@ describe("token in the path", () => {
     }
   });
 
+  it("never logs the token however the path spells it, nor a provider error that quotes the prompt (issue 26, defect 8)", async () => {
+    for (const [url, shown] of [
+      [`//t/${TOKEN}/summarize`, "//t/<token>/summarize"],
+      [`/T/${TOKEN}/summarize`, "/T/<token>/summarize"],
+      [`/%74/${TOKEN}/summarize`, "/%74/<token>/summarize"],
+      [`/./t/${TOKEN}/summarize`, "/./t/<token>/summarize"],
+      [`/x/../t/${TOKEN}/`, "/x/../t/<token>/"],
+      [`http://evil.example/t/${TOKEN}/summarize`, "/t/<token>/summarize"],
+      [`/q/${encodeURIComponent(TOKEN).replace("4", "%34")}/summarize`, "/q/<token>/summarize"],
+    ] as const) {
+      assert.equal(printablePath(url, TOKEN), shown, url);
+    }
+    const logs: string[] = [];
+    const echoing = { name: "echo", contextWindow: 100_000, summarize: async (r: { prompt: string }) => Promise.reject(new Error(`400 Bad Request: could not process ${r.prompt}`)) };
+    const server = await startServer({ summarizer: echoing as never, token: TOKEN, port: 0, log: (line) => logs.push(line) });
+    try {
+      const answer = await ohMyPiPost(`${server.url.replace(/\/$/, "")}/t/${TOKEN}/summarize`);
+      assert.equal(answer.status, 502);
+      for (const variant of [`//t/${TOKEN}/summarize`, `/T/${TOKEN}/summarize`, `/%74/${TOKEN}/x`]) {
+        await fetch(`${server.url.replace(/\/$/, "")}${variant}`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: "{}" });
+      }
+    } finally {
+      await server.close();
+    }
+    for (const line of logs) {
+      assert.doesNotMatch(line, new RegExp(TOKEN), line);
+      assert.doesNotMatch(line, /parseConfig/, "the prompt never reaches the log");
+    }
+    assert.ok(logs.some((line) => line.includes("the summarizer failed")));
+  });
+
   it("a server without a token has no /t/ routes, and says so", async () => {
     const app = buildServer({ summarizer: extractiveSummarizer(), log: () => {} });
     const answer = await app.inject({ method: "POST", url: "/t/anything/summarize", payload: { systemPrompt: "s", prompt: PROMPT } });
