@@ -166,6 +166,8 @@ export function openSqliteDatabase(path: string, options: { mustExist?: boolean;
       }
       return db;
     }
+    // another application's database is refused before anything about it changes (WAL is the file's)
+    refuseForeign(db, where);
     enableWal(db, where);
     db.pragma("synchronous = NORMAL");
     ensureSchema(db, where);
@@ -253,6 +255,13 @@ function checkSchemaForReading(db: Database, where: string): void {
   }
 }
 
+/** A database with tables and no bonsai_meta belongs to another application: not a store to write. */
+function refuseForeign(db: Database, where: string): void {
+  if (schemaVersion(db) !== undefined) return;
+  const others = sqliteValue(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) as number;
+  if (others > 0) throw new Error(`${where}: not a bonsai store (it holds other tables); use a new database file`);
+}
+
 function ensureSchema(db: Database, where: string): void {
   const seen = schemaVersion(db);
   if (seen !== undefined && seen > SQLITE_SCHEMA_VERSION) throw new StoreVersionError(where, seen, SQLITE_SCHEMA_VERSION);
@@ -261,8 +270,7 @@ function ensureSchema(db: Database, where: string): void {
   immediateTransaction(db, () => {
     let version = schemaVersion(db);
     if (version === undefined) {
-      const others = sqliteValue(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) as number;
-      if (others > 0) throw new Error(`${where}: not a bonsai store (it holds other tables); use a new database file`);
+      refuseForeign(db, where); // again inside the transaction: another process may have made tables
       db.exec("CREATE TABLE bonsai_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
       db.prepare("INSERT INTO bonsai_meta (id, version) VALUES (1, 0)").run();
       version = 0;

@@ -72,6 +72,10 @@ describe("sqlite store", () => {
     other.exec("CREATE TABLE invoices (id INTEGER)");
     other.close();
     assert.throws(() => openSqliteDatabase(foreign), /not a bonsai store \(it holds other tables\)/);
+    // refused before anything changed: another application's database keeps its journal mode (issue 26, defect 12)
+    const after = new Database(foreign);
+    assert.equal(Object.values(after.prepare("PRAGMA journal_mode").get() as object)[0], "delete");
+    after.close();
 
     const junk = join(tempDir(), "junk.sqlite");
     writeFileSync(junk, "this is not a database, just text that is long enough to have a header page".repeat(20));
