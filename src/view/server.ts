@@ -123,7 +123,8 @@ export async function startViewServer(location: string, options: ViewServerOptio
       case "/api/model":
         return json(response, current.model);
       case "/api/bodies": {
-        const ids = (url.searchParams.get("ids") ?? "").split(",").filter(Boolean).slice(0, MAX_IDS);
+        // one `ids` parameter per entry: an id may hold a comma
+        const ids = url.searchParams.getAll("ids").filter(Boolean).slice(0, MAX_IDS);
         const { session, archived } = current;
         const bodies: Record<string, unknown> = {};
         for (const id of ids) {

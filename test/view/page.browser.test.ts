@@ -353,3 +353,28 @@ describe("a session written to phish", () => {
     await page.close();
   });
 });
+
+/** Issue 26, defect 14: an id with `%` or a comma, and a deep link with a bare `%`. */
+describe("odd entry ids in bonsai view", () => {
+  it("a deep link to an id with % starts the page; an id with a comma gets its body", async () => {
+    const file = join(dir, "odd-ids.jsonl");
+    const lines = [
+      { type: "session", version: 3, id: "odd-ids", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp" },
+      { type: "message", id: "50%", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "the percent entry", timestamp: 1 } },
+      { type: "message", id: "a,b", parentId: "50%", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "user", content: "the comma entry", timestamp: 2 } },
+    ];
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const view = await startView(file);
+    try {
+      const { page, errors } = await open(`${view.url}#50%`);
+      await page.locator('#entries article[data-id="50%"]').waitFor();
+      await page.locator('#entries article[data-id="a,b"] .md').waitFor({ timeout: 10_000 });
+      assert.match((await page.locator('#entries article[data-id="a,b"]').textContent()) ?? "", /the comma entry/);
+      assert.match((await page.locator('#entries article[data-id="50%"]').textContent()) ?? "", /the percent entry/);
+      assert.deepEqual(errors, []);
+      await page.close();
+    } finally {
+      await view.stop();
+    }
+  });
+});

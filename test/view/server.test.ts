@@ -71,7 +71,7 @@ describe("view server", () => {
       assert.equal(model.bodies, undefined);
       assert.ok(model.nodes.some((n) => n.id === compactionId));
       const pruned = model.nodes.find((n) => n.flags.pruned)!;
-      const { bodies } = await getJson<{ bodies: Record<string, { kind: string; original?: unknown[] }[]> }>(`${server.url}api/bodies?ids=${pruned.id},${compactionId},unknown`);
+      const { bodies } = await getJson<{ bodies: Record<string, { kind: string; original?: unknown[] }[]> }>(`${server.url}api/bodies?ids=${pruned.id}&ids=${compactionId}&ids=unknown`);
       assert.deepEqual(Object.keys(bodies).sort(), [compactionId, pruned.id].sort());
       assert.equal(bodies[pruned.id][0].kind, "pruned");
       assert.ok(bodies[pruned.id][0].original?.length, "the archived original comes along");

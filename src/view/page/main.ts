@@ -278,7 +278,7 @@ function select(id: string): void {
   if (row >= 0) tree.scrollToIndex(row, "nearest");
   const card = entryIndex.get(id);
   if (card !== undefined) entries.scrollToIndex(card);
-  if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`);
+  if (location.hash !== `#${encodeURIComponent(id)}`) history.replaceState(null, "", `#${encodeURIComponent(id)}`);
 }
 
 function moveSelection(step: number): void {
@@ -352,7 +352,17 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
-window.addEventListener("hashchange", () => select(decodeURIComponent(location.hash.slice(1))));
+/** The entry id a deep link names: percent-decoded where it decodes (an id may hold a bare `%`). */
+function hashId(): string {
+  const raw = location.hash.slice(1);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+window.addEventListener("hashchange", () => select(hashId()));
 window.addEventListener("resize", () => renderTimeline(timeline, model.timeline, model.threshold?.tokens ?? null, select));
 
 // ------------------------------------------------------------------ start and live updates
@@ -360,7 +370,7 @@ async function start(): Promise<void> {
   setModel(await source.model());
   rebuildTree();
   showPath(model.activePath);
-  const hash = decodeURIComponent(location.hash.slice(1));
+  const hash = hashId();
   if (hash && byId.has(hash)) select(hash);
   else if (model.leafId) {
     selected = model.leafId;

@@ -57,7 +57,7 @@ export function serverSource(): PageSource {
   return {
     live: true,
     model: () => getJson<ViewModel>("/api/model"),
-    bodies: async (ids) => (await getJson<{ bodies: Record<string, Block[]> }>(`/api/bodies?ids=${ids.map(encodeURIComponent).join(",")}`)).bodies,
+    bodies: async (ids) => (await getJson<{ bodies: Record<string, Block[]> }>(`/api/bodies?${ids.map((id) => `ids=${encodeURIComponent(id)}`).join("&")}`)).bodies,
     search: async (query) => new Set((await getJson<{ ids: string[] }>(`/api/search?q=${encodeURIComponent(query)}`)).ids),
     onChange: (listener) => {
       const events = new EventSource("/api/events");
