@@ -45,7 +45,12 @@ export function bwrapPrefix(root: string, network: boolean): string[] {
     "/proc",
     "--tmpfs",
     "/tmp",
-    // After /tmp: a working directory below /tmp is bound over the private one.
+    // The host's daemons listen on Unix sockets under /run (/var/run links there): the user's
+    // D-Bus, docker.sock, agent sockets. A command that reaches one has it act outside the
+    // sandbox, read-only files or not, so the sandbox's /run is its own and empty.
+    "--tmpfs",
+    "/run",
+    // After /tmp and /run: a working directory below either is bound over the private one.
     "--bind",
     root,
     root,

@@ -5,6 +5,8 @@
  * sandbox itself only where bwrap is installed and can run (skipped with the reason otherwise).
  */
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import { createServer } from "node:net";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +44,8 @@ test("the argv for bwrap: / read-only, the working directory read-write, private
     "/proc",
     "--tmpfs",
     "/tmp",
+    "--tmpfs",
+    "/run",
     "--bind",
     "/home/u/proj",
     "/home/u/proj",
@@ -125,6 +129,13 @@ test("in the bubblewrap sandbox: the working directory is writable, the rest rea
   assert.equal(readFileSync(join(elsewhere, "kept.txt"), "utf8"), "kept");
   assert.equal(existsSync(join(elsewhere, "new.txt")), false);
   assert.equal(existsSync("/tmp/scratch"), false, "the sandbox's /tmp is its own");
+  // a host daemon's Unix socket under /run is out of reach (issue 26, defect 5)
+  const socketPath = `/run/bonsai-sandbox-test-${process.pid}.sock`;
+  const daemon = createServer().listen(socketPath);
+  await once(daemon, "listening");
+  t.after(() => daemon.close());
+  assert.equal(existsSync(socketPath), true);
+  assert.equal((await run(tool, `test -S ${socketPath} && echo reachable || echo hidden`)).trim(), "hidden");
   const interfaces = await run(tool, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
   assert.equal(interfaces.trim(), "lo", "only loopback: no network");
   // a timeout still kills the sandboxed command
