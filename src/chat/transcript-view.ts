@@ -4,6 +4,7 @@
  * there), and the whole transcript drawn again from the agent's context after a compaction or a
  * move. How each message looks is decided in transcript.ts; this turns blocks into components.
  */
+import { terminalSafe } from "../util/terminal-safe.js";
 import { Container, Markdown, Text, type TUI } from "@mariozechner/pi-tui";
 import type { AgentSessionEvent } from "../agent/events.js";
 import type { AgentMessage, AssistantMessage } from "../format/message-types.js";
@@ -104,11 +105,13 @@ export class TranscriptView {
 
   add(blocks: readonly DisplayBlock[]): void {
     for (const block of blocks) {
+      // text from the model, the session and tools cannot drive the terminal (util/terminal-safe.ts)
+      const safe = terminalSafe(block.text);
       if (block.style === "assistant") {
-        this.container.addChild(new Markdown(block.text, 1, 0, markdownTheme));
+        this.container.addChild(new Markdown(safe, 1, 0, markdownTheme));
         continue;
       }
-      const text = block.style === "user" ? `› ${block.text}` : block.text;
+      const text = block.style === "user" ? `› ${safe}` : safe;
       this.container.addChild(new Text(style[block.style](text), 1, block.style === "user" ? 1 : 0));
     }
     this.options.tui.requestRender();
@@ -132,11 +135,11 @@ export class TranscriptView {
     const thinking = view.thinking ? style.thinking(view.thinking.text) : "";
     if (thinking !== streaming.thinkingShown) {
       streaming.thinkingShown = thinking;
-      streaming.thinking.setText(thinking);
+      streaming.thinking.setText(terminalSafe(thinking));
     }
     if (view.text !== streaming.text) {
       streaming.text = view.text;
-      streaming.component.setText(view.text);
+      streaming.component.setText(terminalSafe(view.text));
     }
     this.options.onThinking(view.thinkingNow);
     return { thinking, text: view.text };

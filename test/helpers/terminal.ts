@@ -217,9 +217,13 @@ export class ChatTerminal {
     return terminal;
   }
 
+  /** Every byte the program wrote to the terminal, as written (escape sequences included). */
+  output = "";
+
   /** Writes program output into the headless terminal, counting it until it is parsed. */
   private feed(data: string): void {
     if (this.disposed) return;
+    this.output += data;
     this.pending++;
     this.term.write(data, () => {
       this.pending--;
