@@ -271,7 +271,10 @@ export class SessionManager extends SessionView {
     // first: a body read here (where no stored lines were attached) and found invalid adds a
     // skipped line to the issues, and so a backup
     const lines = this.read(() => this.index.storedLines(this.header, this.header !== this.storedHeader));
-    this.store.rewrite(lines, this.issues.some((i) => i.skipped || i.kind === "invalid-utf8" || i.kind === "glued-objects"));
+    const dropped = this.issues.filter((i) => i.skipped).length;
+    const backup = this.store.rewrite(lines, dropped > 0 || this.issues.some((i) => i.kind === "invalid-utf8" || i.kind === "glued-objects"));
+    // the rewrite leaves out lines that could not be read: say where they still are
+    if (backup && dropped > 0) this.warn(`${this.store.location}: ${dropped} unreadable line${dropped === 1 ? " is" : "s are"} left out of the rewritten file; the file as it was is kept in ${backup}`);
     this.index.rewritten(lines);
     this.storedHeader = this.header;
   }

@@ -112,12 +112,13 @@ export class StoreHandle {
     this.headerWritten = true;
   }
 
-  /** Replaces every line (the header's first), after a backup of the old ones when `backupFirst` says so. */
-  rewrite(lines: readonly string[], backupFirst: boolean): void {
+  /** Replaces every line (the header's first), after a backup of the old ones when `backupFirst` says so; returns the backup's location. */
+  rewrite(lines: readonly string[], backupFirst: boolean): string | undefined {
     const writer = this.requireWriter();
-    if (backupFirst) writer.backup();
+    const backup = backupFirst ? writer.backup() : undefined;
     writer.rewrite(lines);
     this.headerWritten = true;
+    return backup;
   }
 
   /** Writes a migration kept in memory (a backup first) and lifts the block on writes; undefined when there was none. */

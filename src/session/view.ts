@@ -21,7 +21,7 @@ export class SessionView {
   /** where the session is stored, and whether it may be written */
   protected readonly store: StoreHandle;
   protected readonly issues: LoadIssue[];
-  private readonly warn: (message: string) => void;
+  protected readonly warn: (message: string) => void;
   /** the file was read again in full after a message body turned out invalid (see read()) */
   private rereadInFull = false;
 

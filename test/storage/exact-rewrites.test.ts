@@ -240,3 +240,19 @@ describe("rewrites keep who may read the session", () => {
     assert.deepEqual([statSync(prunedArchivePath(file)).uid, statSync(prunedArchivePath(file)).gid], [4321, 4321]);
   });
 });
+
+/** Issue 26, decided: a rewrite that leaves out unreadable lines says where they still are. */
+describe("a rewrite that leaves out an unreadable line", () => {
+  it("bonsai prune says so, naming the backup that keeps it", async () => {
+    const lines = oddSessionLines();
+    lines.splice(2, 0, "{this line is not JSON");
+    const file = oddFile(lines);
+    const run = await runBonsai(["prune", file, "--protect", "1", "--min-savings", "0"]);
+    assert.equal(run.code, 0, run.stderr);
+    const backup = /the file as it was is kept in (\S+)$/m.exec(run.stderr)?.[1];
+    assert.ok(backup, run.stderr);
+    assert.match(run.stderr, /1 unreadable line is left out of the rewritten file/);
+    assert.ok(readFileSync(backup, "utf8").includes("{this line is not JSON"));
+    assert.ok(!readFileSync(file, "utf8").includes("{this line is not JSON"));
+  });
+});
