@@ -18,7 +18,6 @@ import {
   mkdirSync,
   openSync,
   readlinkSync,
-  readdirSync,
   readSync,
   realpathSync,
   renameSync,
@@ -29,7 +28,7 @@ import {
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { forEachBufferLine, jsonlText, lineId } from "../format/lines.js";
-import { acquireLock, type FileLock } from "./lock.js";
+import { acquireLock, type FileLock, removeStaleFiles } from "./lock.js";
 
 export interface AppendOptions {
   /** fsync after every append (durable against power loss; slower). Default false: flush() syncs. */
@@ -306,22 +305,7 @@ export class SessionFileWriter {
  * session can be using one.
  */
 export function removeStaleTemps(path: string): void {
-  const dir = dirname(path);
-  const prefix = tempPrefix(path);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) continue;
-    try {
-      unlinkSync(join(dir, name));
-    } catch {
-      // gone already, or not ours to remove
-    }
-  }
+  removeStaleFiles(dirname(path), tempPrefix(path), (rest) => /^[0-9a-f]{12}\.tmp$/.test(rest));
 }
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

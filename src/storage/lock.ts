@@ -90,13 +90,8 @@ function createLockFileInTwoSteps(lockPath: string, content: string): void {
   }
 }
 
-/**
- * Removes the temp files of lock-taking left by processes that are gone (killed between writing
- * the temp file and removing it): `<file>.lock.<pid>-<hex>.tmp` whose pid no longer runs here.
- */
-export function removeStaleLockTemps(lockPath: string): void {
-  const dir = dirname(lockPath);
-  const prefix = `${basename(lockPath)}.`;
+/** Removes the files of `dir` named `prefix` + a rest that `stale` accepts; a file gone meanwhile, or not ours, is left. */
+export function removeStaleFiles(dir: string, prefix: string, stale: (rest: string) => boolean): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -104,15 +99,24 @@ export function removeStaleLockTemps(lockPath: string): void {
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = /^(\d+)-[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1];
-    if (pid === undefined || isProcessAlive(Number(pid))) continue;
+    if (!name.startsWith(prefix) || !stale(name.slice(prefix.length))) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {
       // gone already, or not ours to remove
     }
   }
+}
+
+/**
+ * Removes the temp files of lock-taking left by processes that are gone (killed between writing
+ * the temp file and removing it): `<file>.lock.<pid>-<hex>.tmp` whose pid no longer runs here.
+ */
+export function removeStaleLockTemps(lockPath: string): void {
+  removeStaleFiles(dirname(lockPath), `${basename(lockPath)}.`, (rest) => {
+    const pid = /^(\d+)-[0-9a-f]{8}\.tmp$/.exec(rest)?.[1];
+    return pid !== undefined && !isProcessAlive(Number(pid));
+  });
 }
 
 /** Takes the lock of `sessionPath` or throws SessionLockedError. */
