@@ -147,8 +147,11 @@ test("long output keeps its tail", () => {
 test("read: a huge binary file is refused from its first bytes; a huge text file is read a window at a time", async () => {
   const huge = join(cwd, "huge.bin");
   writeFileSync(huge, Buffer.from([0, 1, 2]));
-  truncateSync(huge, 2 * READ_WHOLE_MAX_BYTES); // sparse: reading it whole would allocate 32 MB
-  await assert.rejects(run("read", { path: "huge.bin" }), /huge\.bin is a binary file \(33554432 bytes\)/);
+  truncateSync(huge, 16 * READ_WHOLE_MAX_BYTES); // 256 MiB, sparse: read whole, it took 500 MiB of buffers
+  const buffersBefore = process.memoryUsage().arrayBuffers;
+  await assert.rejects(run("read", { path: "huge.bin" }), /huge\.bin is a binary file \(268435456 bytes\)/);
+  const grew = process.memoryUsage().arrayBuffers - buffersBefore;
+  assert.ok(grew < 32 * 1024 * 1024, `refusing it took ${Math.round(grew / 1048576)} MiB of buffers`);
 
   const lines = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${"x".repeat(i % 50)}`).join("\n");
   const file = join(cwd, "lines.txt");
