@@ -164,9 +164,16 @@ export const constraintSentences = (texts: readonly string[]) =>
       const own = unquoted(s);
       return (CONSTRAINT.test(own) || ONLY.test(own)) && !/[?？]$/.test(s) && !isLogLine(s);
     });
-/** Sentences that report a choice; statements of intent are next steps, not decisions. */
+/**
+ * A sentence that weighs one way against another ("…rather than…", "…instead of…"): a choice even
+ * when it is phrased as what the assistant is about to do ("I'll use commander's option API
+ * rather than parsing argv by hand").
+ */
+const CHOICE = words(["rather than|instead of|in favou?r of", "invece di|piuttosto che|en lugar de|en vez de|au lieu de|plutôt que|statt|anstatt"].join("|"));
+
+/** Sentences that report a choice; statements of intent are next steps, not decisions, unless they weigh one way against another. */
 export const decisionSentences = (texts: readonly string[]) =>
-  texts.flatMap(sentences).filter((s) => DECISION.test(s) && !isIntent(s));
+  texts.flatMap(sentences).filter((s) => DECISION.test(s) && (!isIntent(s) || CHOICE.test(s)));
 
 /** The last question the assistant asked in `text` (verbatim), if it asked one. */
 export function lastQuestion(text: string | undefined): string | undefined {

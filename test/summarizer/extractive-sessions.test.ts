@@ -103,6 +103,15 @@ describe("decisions, next steps and the open question", () => {
     assert.match(decisions, /I decided to stream rows in batches of 500/);
   });
 
+  it("a choice phrased as intent, one way against another, is a decision (issue 25: dropped since 5462ea6)", () => {
+    const decisions = section(
+      summarize(user("Add a --verbose flag to the CLI."), say("I'll use commander's option API rather than parsing argv by hand. I'll read the entry point first.")),
+      "## Key Decisions",
+    ).join("\n");
+    assert.match(decisions, /I'll use commander's option API rather than parsing argv by hand/);
+    assert.doesNotMatch(decisions, /read the entry point first/);
+  });
+
   it("keeps the last question, even when the answer goes on after it", () => {
     assert.ok(section(summary, "## Critical Context").includes("- Question awaiting the user's answer: Should I also add a progress bar to the admin page?"));
   });
