@@ -283,15 +283,19 @@ function readSettingsFile(path: string, shown: string, onWarning: (message: stri
  * fine; a malformed one throws a SettingsError naming the file and key.
  */
 export function loadSettings(options: LoadSettingsOptions = {}): Settings {
+  return mergeSettings(DEFAULT_SETTINGS as Settings, ...settingsLayers(options).map((l) => l.input));
+}
+
+/** The settings files in the order they apply (later wins), each as read: undefined when it is not there. */
+function settingsLayers(options: LoadSettingsOptions): { path: string; shown: string; input: SettingsInput | undefined }[] {
   const home = options.home ?? homedir();
   const onWarning = options.onWarning ?? ((message: string) => console.warn(`bonsai: ${message}`));
   const paths = settingsPaths({ home, cwd: options.cwd });
-  const user = readSettingsFile(paths.user, displayPath(paths.user, home), onWarning);
-  const project =
-    paths.project === paths.user
-      ? undefined
-      : readSettingsFile(paths.project, displayPath(paths.project, home), onWarning);
-  return mergeSettings(DEFAULT_SETTINGS as Settings, user, project);
+  const files = paths.project === paths.user ? [paths.user] : [paths.user, paths.project];
+  return files.map((path) => {
+    const shown = displayPath(path, home);
+    return { path, shown, input: readSettingsFile(path, shown, onWarning) };
+  });
 }
 
 /** One setting as it takes effect: its value, and where that came from. */
@@ -313,18 +317,14 @@ export interface EffectiveSettings {
 
 /** The settings loadSettings gives, with the source of each key: what `bonsai settings` shows. */
 export function effectiveSettings(options: LoadSettingsOptions = {}): EffectiveSettings {
-  const home = options.home ?? homedir();
-  const onWarning = options.onWarning ?? ((message: string) => console.warn(`bonsai: ${message}`));
-  const paths = settingsPaths({ home, cwd: options.cwd });
-  const layers: { path: string; input: SettingsInput | undefined }[] = [{ path: displayPath(paths.user, home), input: readSettingsFile(paths.user, displayPath(paths.user, home), onWarning) }];
-  if (paths.project !== paths.user) layers.push({ path: displayPath(paths.project, home), input: readSettingsFile(paths.project, displayPath(paths.project, home), onWarning) });
+  const layers = settingsLayers(options);
   const settings = mergeSettings(DEFAULT_SETTINGS as Settings, ...layers.map((l) => l.input));
   const values: EffectiveSetting[] = [];
   for (const section of Object.keys(KEYS) as Section[]) {
     for (const key of Object.keys(KEYS[section])) {
       const from = [...layers].reverse().find((l) => (l.input?.[section] as Record<string, unknown> | undefined)?.[key] !== undefined);
-      values.push({ key: `${section}.${key}`, value: (settings[section] as unknown as Record<string, unknown>)[key], source: from?.path ?? "default" });
+      values.push({ key: `${section}.${key}`, value: (settings[section] as unknown as Record<string, unknown>)[key], source: from?.shown ?? "default" });
     }
   }
-  return { settings, values, files: layers.map((l, i) => ({ path: l.path, exists: existsSync(i === 0 ? paths.user : paths.project) })) };
+  return { settings, values, files: layers.map((l) => ({ path: l.shown, exists: existsSync(l.path) })) };
 }

@@ -270,14 +270,14 @@ export function restorePrunedOutputs(
   // the records of each entry, newest last: only one from the prune that made the entry as it is
   // (same prunedAt, same tool call) restores it; another session's archive (an interrupted copy)
   // or an older prune must not
-  const latest = new Map<string, PrunedRecord>();
   const candidates = new Map<string, PrunedRecord[]>();
   for (const record of archived) {
-    latest.set(record.entryId, record);
-    candidates.set(record.entryId, [...(candidates.get(record.entryId) ?? []), record]);
+    const records = candidates.get(record.entryId);
+    if (records) records.push(record);
+    else candidates.set(record.entryId, [record]);
   }
 
-  const wanted = options.entryIds ?? [...latest.keys()];
+  const wanted = options.entryIds ?? [...candidates.keys()];
   const result: RestoreResult = { restored: [], notRestored: [] };
   const changes: MessageChange[] = [];
   for (const entryId of wanted) {
@@ -289,7 +289,7 @@ export function restorePrunedOutputs(
     } else if (entry.message.prunedAt === undefined) {
       if (options.entryIds) result.notRestored.push({ entryId, reason: "not pruned" });
     } else if (!record) {
-      const other = latest.has(entryId);
+      const other = candidates.has(entryId);
       result.notRestored.push({ entryId, reason: other ? "the archived original is of another prune or session; not restored" : "no archived original" });
     } else {
       const original = originalLine(record, entry.message);

@@ -108,7 +108,7 @@ export class SessionManager extends SessionView {
   ): string {
     const fields = compactionFields(summary, firstKeptEntryId, tokensBefore, details, fromExtension, extra);
     // as the file's agent writes one: pi 1.x keeps the system prompt and tools it replaces
-    const own = this.getDialect().compactionFields(this.buildSessionContext().messages, Date.now());
+    const own = this.getDialect().compactionFields(() => this.buildSessionContext().messages, Date.now());
     return this.append({ ...fields, ...own } as typeof fields);
   }
 

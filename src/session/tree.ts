@@ -371,23 +371,17 @@ export class TreeIndex {
     if (!this.lines) return;
     this.lines = this.lines.rewritten(lines);
     this.bodies.close(); // its descriptor is on the replaced file; the next read opens the new one
+    // each line's place in the new file, in order: the title slot, the header, the entries
     let offset = 0;
-    if (this.titleSlot) {
-      const length = Buffer.byteLength(lines[0], "utf8");
-      this.titleSlot = { line: 1, offset: 0, length, text: lines[0] };
-      offset = length + 1;
-    }
-    const headerLength = Buffer.byteLength(lines[slot], "utf8");
-    this.headerLine = { line: 1 + slot, offset, length: headerLength };
-    offset += headerLength + 1;
-    for (let i = 0; i < this.nodes.length; i++) {
-      const node = this.nodes[i];
-      const length = Buffer.byteLength(lines[i + 1 + slot], "utf8");
-      node.line = i + 2 + slot;
-      node.offset = offset;
-      node.length = length;
+    const place = (index: number) => {
+      const length = Buffer.byteLength(lines[index], "utf8");
+      const at = { line: index + 1, offset, length };
       offset += length + 1;
-    }
+      return at;
+    };
+    if (this.titleSlot) this.titleSlot = { ...place(0), text: lines[0] };
+    this.headerLine = place(slot);
+    for (let i = 0; i < this.nodes.length; i++) Object.assign(this.nodes[i], place(i + 1 + slot));
   }
 
   /** The forest of entries (see buildForest); every body is read first, in file order. */

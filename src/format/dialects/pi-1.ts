@@ -121,7 +121,7 @@ export const pi1Dialect: Dialect = {
   // pi 0.84 and later: the leaf that was left
   branchSummaryFromId: (_destination, leftLeaf) => leftLeaf ?? "root",
   compactionFields(context, now) {
-    const systemMessage = systemCheckpoint(context, now);
+    const systemMessage = systemCheckpoint(context(), now);
     return systemMessage ? { systemMessage } : {};
   },
   appendsOnly: (entry) => entry.type !== "context_edit",

@@ -63,9 +63,10 @@ export interface Dialect {
   readonly settingsFromLatest: boolean;
   /**
    * The fields this agent puts on a compaction it writes, besides the summary, the first kept
-   * entry and the size: given the context the compaction replaces and its time (ms).
+   * entry and the size: given the context the compaction replaces (asked only by a dialect that
+   * needs it) and its time (ms).
    */
-  compactionFields(context: readonly AgentMessage[], now: number): Record<string, unknown>;
+  compactionFields(context: () => readonly AgentMessage[], now: number): Record<string, unknown>;
   /**
    * What a branch summary's `fromId` holds when the leaf moves from `leftLeaf` to below
    * `destination` (null: a new root): the agents disagree ("root" stands for null).

@@ -8,6 +8,7 @@ import "./styles.css";
 import type { Block } from "../blocks.js";
 import type { ViewModel, ViewNode } from "../model.js";
 import { entryCard, type PathMark, pathMarks, treeRow } from "./cards.js";
+import { linkedId, linkTo } from "./deep-link.js";
 import { h } from "./render.js";
 import { embeddedSource, type PageSource, serverSource } from "./source.js";
 import { renderTimeline } from "./timeline.js";
@@ -278,7 +279,7 @@ function select(id: string): void {
   if (row >= 0) tree.scrollToIndex(row, "nearest");
   const card = entryIndex.get(id);
   if (card !== undefined) entries.scrollToIndex(card);
-  if (location.hash !== `#${encodeURIComponent(id)}`) history.replaceState(null, "", `#${encodeURIComponent(id)}`);
+  linkTo(id);
 }
 
 function moveSelection(step: number): void {
@@ -352,17 +353,7 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
-/** The entry id a deep link names: percent-decoded where it decodes (an id may hold a bare `%`). */
-function hashId(): string {
-  const raw = location.hash.slice(1);
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-window.addEventListener("hashchange", () => select(hashId()));
+window.addEventListener("hashchange", () => select(linkedId()));
 window.addEventListener("resize", () => renderTimeline(timeline, model.timeline, model.threshold?.tokens ?? null, select));
 
 // ------------------------------------------------------------------ start and live updates
@@ -370,7 +361,7 @@ async function start(): Promise<void> {
   setModel(await source.model());
   rebuildTree();
   showPath(model.activePath);
-  const hash = hashId();
+  const hash = linkedId();
   if (hash && byId.has(hash)) select(hash);
   else if (model.leafId) {
     selected = model.leafId;
