@@ -76,23 +76,48 @@ const optInt = (args: Args, key: string): number | undefined => {
   return value;
 };
 
+/**
+ * Lines `offset…offset+limit-1` (1-based) of a text fed a line at a time, cut at READ_MAX_LINES /
+ * READ_MAX_BYTES with a note; every line is counted, only the wanted ones are kept.
+ */
+class LineWindow {
+  private readonly picked: string[] = [];
+  private readonly wanted: number;
+  private bytes = 0;
+  private full = false;
+  private count = 0;
+
+  constructor(
+    private readonly offset: number,
+    limit: number | undefined,
+  ) {
+    this.wanted = Math.min(limit ?? READ_MAX_LINES, READ_MAX_LINES);
+  }
+
+  take(line: string): void {
+    this.count++;
+    if (this.full || this.count < this.offset) return;
+    const size = Buffer.byteLength(line) + 1;
+    if (this.picked.length >= this.wanted || (this.bytes + size > READ_MAX_BYTES && this.picked.length > 0)) this.full = true;
+    else {
+      this.picked.push(line);
+      this.bytes += size;
+    }
+  }
+
+  result(): string {
+    if (this.offset > this.count) throw new ToolInputError(`offset ${this.offset} is past the end (${this.count} lines)`);
+    const last = this.offset - 1 + this.picked.length;
+    const out = this.picked.join("\n");
+    return last < this.count ? `${out}\n\n[lines ${this.offset}-${last} of ${this.count}; read on with offset=${last + 1}]` : out;
+  }
+}
+
 /** Lines `offset…offset+limit-1` (1-based) of a text, cut at READ_MAX_LINES / READ_MAX_BYTES with a note. */
 export function sliceForRead(content: string, offset = 1, limit?: number): string {
-  const lines = content.split("\n");
-  if (offset > lines.length) throw new ToolInputError(`offset ${offset} is past the end (${lines.length} lines)`);
-  const wanted = Math.min(limit ?? READ_MAX_LINES, READ_MAX_LINES);
-  const picked: string[] = [];
-  let bytes = 0;
-  let i = offset - 1;
-  for (; i < lines.length && picked.length < wanted; i++) {
-    const size = Buffer.byteLength(lines[i]) + 1;
-    if (bytes + size > READ_MAX_BYTES && picked.length > 0) break;
-    picked.push(lines[i]);
-    bytes += size;
-  }
-  const out = picked.join("\n");
-  if (i < lines.length) return `${out}\n\n[lines ${offset}-${i} of ${lines.length}; read on with offset=${i + 1}]`;
-  return out;
+  const window = new LineWindow(offset, limit);
+  for (const line of content.split("\n")) window.take(line);
+  return window.result();
 }
 
 /** Files larger than this are read a window at a time, never whole. */
@@ -103,24 +128,10 @@ export const READ_WHOLE_MAX_BYTES = 16 * 1024 * 1024;
  * wanted lines (within READ_MAX_LINES and READ_MAX_BYTES) and counting the rest.
  */
 export async function readLineWindow(handle: { read(b: Buffer, o: number, l: number, p: number): Promise<{ bytesRead: number }> }, offset: number, limit: number | undefined, signal?: AbortSignal): Promise<string> {
-  const wanted = Math.min(limit ?? READ_MAX_LINES, READ_MAX_LINES);
-  const picked: string[] = [];
-  let bytes = 0;
-  let full = false;
-  let lineNo = 0;
-  let partial = "";
-  const take = (line: string) => {
-    lineNo++;
-    if (full || lineNo < offset) return;
-    const size = Buffer.byteLength(line) + 1;
-    if (picked.length >= wanted || (bytes + size > READ_MAX_BYTES && picked.length > 0)) full = true;
-    else {
-      picked.push(line);
-      bytes += size;
-    }
-  };
+  const window = new LineWindow(offset, limit);
   const decoder = new TextDecoder();
   const chunk = Buffer.allocUnsafe(1 << 20);
+  let partial = "";
   for (let at = 0; ; ) {
     if (signal?.aborted) throw new Error("read stopped: the run was stopped");
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
@@ -128,13 +139,10 @@ export async function readLineWindow(handle: { read(b: Buffer, o: number, l: num
     at += bytesRead;
     const lines = (partial + decoder.decode(chunk.subarray(0, bytesRead), { stream: true })).split("\n");
     partial = lines.pop()!;
-    for (const line of lines) take(line);
+    for (const line of lines) window.take(line);
   }
-  take(partial + decoder.decode());
-  if (offset > lineNo) throw new ToolInputError(`offset ${offset} is past the end (${lineNo} lines)`);
-  const last = offset - 1 + picked.length;
-  const out = picked.join("\n");
-  return last < lineNo ? `${out}\n\n[lines ${offset}-${last} of ${lineNo}; read on with offset=${last + 1}]` : out;
+  window.take(partial + decoder.decode());
+  return window.result();
 }
 
 /** Replaces the one occurrence of `oldText`; none or several is an error naming the count. */
