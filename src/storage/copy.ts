@@ -5,8 +5,10 @@
  *
  * The session's archive of pruned tool output goes along, in the target store's form (archive.ts):
  * without it, pruned results in the copy could never be restored once the original is gone. It is
- * written before the session, as pruning writes it before the rewrite that refers to it, and put
- * back as it was if the session cannot be written.
+ * written after the session: a copy cut short in between (a kill) leaves the target's old archive
+ * beside the new session, whose records restore refuses (they carry another prunedAt or
+ * toolCallId), never a stranger's archive beside the old session. A copy that fails in between
+ * puts the target's session back as it was (or removes the one it wrote).
  */
 import { headerLineIndex } from "../format/title-slot.js";
 import { type ArchiveSnapshot, archiveLocation, readArchiveAt, type TargetArchive, targetArchive } from "./archive.js";
@@ -96,6 +98,7 @@ export async function copySession(from: string | StoreLocation, to: string | Sto
   const { loaded, backend } = await openSessionAt(target);
   let archive: TargetArchive | undefined;
   let before: ArchiveSnapshot | undefined;
+  let previous: readonly string[] | undefined; // the target's session as it was, once replaced
   try {
     if (!backend) throw new Error(`${targetName}: opened without a writer`);
     if (loaded && !options.overwrite) {
@@ -108,19 +111,22 @@ export async function copySession(from: string | StoreLocation, to: string | Sto
         `${archive.location}: an archive of pruned tool output already exists there; choose another target or overwrite it (--force)`,
       );
     }
+    const old = loaded ? ((await readLinesAt(target))?.lines ?? []) : [];
+    backend.rewrite(stored.lines);
+    await backend.flush();
+    previous = old;
     if (archived.lines.length > 0 || existing.lines > 0) {
       before = existing;
       archive.replace(archived.lines);
+      await backend.flush();
     }
-    backend.rewrite(stored.lines);
-    await backend.flush();
   } catch (error) {
     try {
       await backend?.close();
     } catch {
       // the write's own failure is the one to report
     }
-    if (before) await putBack(target, before, error as Error);
+    if (previous) await putBack(target, previous, before, error as Error);
     throw error;
   }
   await backend.close();
@@ -149,22 +155,24 @@ export async function copySession(from: string | StoreLocation, to: string | Sto
 }
 
 /**
- * The session could not be written after its archive was: the target's archive goes back to what
- * it was, under a fresh lease (a failed PostgreSQL writer takes no more writes). If even that
- * fails, the error says where the stray archive is.
+ * The archive could not be written after the session was: the target's session goes back to the
+ * lines it had (none: the copy's session is removed) and its archive to what it held, under a
+ * fresh lease (a failed PostgreSQL writer takes no more writes). If even that fails, the error
+ * says what was left where.
  */
-async function putBack(target: StoreLocation, before: ArchiveSnapshot, failure: Error): Promise<void> {
+async function putBack(target: StoreLocation, lines: readonly string[], before: ArchiveSnapshot | undefined, failure: Error): Promise<void> {
   try {
     const { backend } = await openSessionAt(target);
     if (!backend) return;
     try {
-      targetArchive(target, backend).restore(before);
+      backend.rewrite(lines);
+      if (before) targetArchive(target, backend).restore(before);
       await backend.flush();
     } finally {
       await backend.close();
     }
   } catch (error) {
-    failure.message += `; the archive of pruned tool output at ${archiveLocation(target)} could not be put back as it was (${(error as Error).message})`;
+    failure.message += `; the session at ${formatLocation(target)} could not be put back as it was (${(error as Error).message}): it holds the copy, without its archive of pruned tool output`;
   }
 }
 

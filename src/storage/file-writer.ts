@@ -271,6 +271,25 @@ export class SessionFileWriter {
     this.needsNewline = false;
   }
 
+  /**
+   * Removes the file the writer made, keeping the lock until close(): a copy that failed after
+   * writing a session where there was none takes it back. Carries nothing over: only a copy
+   * that has just written the file asks for this.
+   */
+  remove(): void {
+    this.checkOpen();
+    this.closeFd();
+    try {
+      unlinkSync(this.target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    fsyncDirectory(dirname(this.target));
+    this.readTo = 0;
+    this.appendedIds.clear();
+    this.needsNewline = false;
+  }
+
   /** The file ends without a newline: the next append must start a new line. */
   markUnterminated(): void {
     this.needsNewline = true;

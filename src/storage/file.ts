@@ -58,6 +58,7 @@ export class FileBackend implements SessionBackend {
   }
 
   rewrite(lines: readonly string[]): void {
+    if (lines.length === 0) return this.writer.remove();
     this.writer.rewrite(jsonlText(lines), new Set(idsOf(lines)));
   }
 

@@ -80,7 +80,10 @@ export interface SessionBackend {
   readonly writes: "immediate" | "queued";
   /** Adds lines after the last one, in one write or one transaction. */
   append(lines: readonly string[]): void;
-  /** Replaces every line at once: a reader sees the old lines or the new ones, never a mix. */
+  /**
+   * Replaces every line at once: a reader sees the old lines or the new ones, never a mix. No
+   * lines: the session is removed (a copy that failed half way takes back what it wrote).
+   */
   rewrite(lines: readonly string[]): void;
   /**
    * Keeps the session as it is now under a new name beside it (before a migration or a lossy

@@ -3,12 +3,14 @@
  * pruning never destroys): file -> file, file -> SQLite -> file and file -> PostgreSQL, exactly,
  * so that restoring on the copy gives back the original tool results after the source is gone.
  * No archive is made up for an unpruned session, an archive already at the target is never
- * replaced without --force, and a copy that fails halfway leaves no archive at the target.
+ * replaced without --force, a copy that fails halfway leaves the target as it was, and one killed
+ * halfway leaves nothing a restore would take from the wrong session.
  */
 import assert from "node:assert/strict";
 import fs, { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import Database from "libsql";
 import { sqliteValue } from "../../src/storage/sqlite-schema.js";
@@ -22,6 +24,8 @@ import { readLinesAt } from "../../src/storage/open.js";
 import { runBonsai } from "../helpers/cli.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { assistantMsg, tempDir, toolResultMsg, userMsg } from "../helpers/session-builders.js";
+
+const KILLED_COPY = resolve(import.meta.dirname, "../helpers/copy-killed.ts");
 
 /** Prune settings under which the bulky session below loses its older results. */
 const PRUNE = { protectTokens: 3_000, minimumSavings: 0 };
@@ -204,7 +208,7 @@ describe("bonsai copy with the archive of pruned tool output", () => {
     }
   });
 
-  it("SQLite: a failure inside the archive's write, or in the session's write after it, leaves the target's archive as it was", async () => {
+  it("SQLite: a failure in the session's write, or inside the archive's write after it, leaves the target as it was", async () => {
     const { dir, cleanup } = tempDir();
     try {
       const src = join(dir, "src.jsonl");
@@ -215,28 +219,32 @@ describe("bonsai copy with the archive of pruned tool output", () => {
       const raw = new Database(path);
       const count = (table: string) => sqliteValue(raw.prepare(`SELECT count(*) FROM ${table} WHERE ${table === "sessions" ? "id" : "session_id"} = 'target'`));
       try {
-        // the third archive row fails: the rows before it must not stay
-        raw.exec("CREATE TRIGGER fail_archive BEFORE INSERT ON pruned WHEN NEW.session_id = 'target' AND NEW.seq = 2 BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END");
+        const failArchive = "CREATE TRIGGER fail_archive BEFORE INSERT ON pruned WHEN NEW.session_id = 'target' AND NEW.seq = 2 BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END";
+        const failEntries = "CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.session_id = 'target' AND NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END";
+        // the session's write fails: nothing is written, the archive is not touched
+        raw.exec(failEntries);
         await assert.rejects(copySession(src, db), /disk full \(simulated\)/);
         assert.deepEqual([count("pruned"), count("entries"), count("sessions")], [0, 0, 0]);
-        raw.exec("DROP TRIGGER fail_archive");
-
-        // the archive is written, then the session's write fails: the archive is taken back
-        raw.exec("CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.session_id = 'target' AND NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END");
-        await assert.rejects(copySession(src, db), /disk full \(simulated\)/);
-        assert.deepEqual([count("pruned"), count("entries"), count("sessions")], [0, 0, 0]);
-
-        // over an existing copy (--force), the failed copy puts the old archive back exactly
         raw.exec("DROP TRIGGER fail_entries");
+
+        // the session is written, then the third archive row fails: the session is taken back
+        raw.exec(failArchive);
+        await assert.rejects(copySession(src, db), /disk full \(simulated\)/);
+        assert.deepEqual([count("pruned"), count("entries"), count("sessions")], [0, 0, 0]);
+
+        // over an existing copy (--force), the failed copy puts the old session and archive back exactly
+        raw.exec("DROP TRIGGER fail_archive");
         await copySession(src, db);
-        const kept = await archiveLines(db);
+        const [keptLines, keptArchive] = [(await readLinesAt(parseLocation(db)))?.lines, await archiveLines(db)];
         const other = join(dir, "other.jsonl");
         await bulkySession(other, { results: 8, prune: true });
-        assert.notDeepEqual(sidecarLines(other), kept);
-        raw.exec("CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.session_id = 'target' AND NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END");
-        await assert.rejects(copySession(other, db, { overwrite: true }), /disk full \(simulated\)/);
-        assert.deepEqual(await archiveLines(db), kept);
-        raw.exec("DROP TRIGGER fail_entries");
+        assert.notDeepEqual(sidecarLines(other), keptArchive);
+        for (const failure of [failEntries, failArchive]) {
+          raw.exec(failure);
+          await assert.rejects(copySession(other, db, { overwrite: true }), /disk full \(simulated\)/);
+          assert.deepEqual([(await readLinesAt(parseLocation(db)))?.lines, await archiveLines(db)], [keptLines, keptArchive]);
+          raw.exec(`DROP TRIGGER ${failure.split(" ")[2]}`);
+        }
       } finally {
         raw.close();
       }
@@ -246,7 +254,7 @@ describe("bonsai copy with the archive of pruned tool output", () => {
     }
   });
 
-  it("file: a failed write of the archive or of the session after it leaves no archive and no temp file at the target", async () => {
+  it("file: a failed write of the session, or of the archive after it, leaves the target as it was, with no temp file", async () => {
     const { dir, cleanup } = tempDir();
     const realRename = fs.renameSync;
     const failRenameTo = (suffix: string) => {
@@ -263,20 +271,63 @@ describe("bonsai copy with the archive of pruned tool output", () => {
       fs.mkdirSync(out);
       const dest = join(out, "copy.jsonl");
 
-      failRenameTo(".pruned.jsonl");
+      failRenameTo("copy.jsonl");
       await assert.rejects(copySession(src, dest), /ENOSPC/);
       assert.deepEqual(readdirSync(out), [], "nothing at the target: no archive, no session, no temp file, no lock");
 
-      failRenameTo("copy.jsonl");
+      failRenameTo(".pruned.jsonl");
       await assert.rejects(copySession(src, dest), (error: Error) => {
         assert.match(error.message, /ENOSPC/);
         assert.doesNotMatch(error.message, /could not be put back/);
         return true;
       });
-      assert.deepEqual(readdirSync(out), [], "the archive written first was taken back");
+      assert.deepEqual(readdirSync(out), [], "the session written first was taken back");
+
+      // over an existing copy (--force): the old session and its archive stay exactly as they were
+      fs.renameSync = realRename;
+      syncBuiltinESMExports();
+      await copySession(src, dest);
+      const other = join(dir, "src", "other.jsonl");
+      await bulkySession(other, { results: 8, prune: true });
+      const [session, archive] = [readFileSync(dest), readFileSync(prunedArchivePath(dest))];
+      failRenameTo(".pruned.jsonl");
+      await assert.rejects(copySession(other, dest, { overwrite: true }), /ENOSPC/);
+      assert.deepEqual([readFileSync(dest), readFileSync(prunedArchivePath(dest))], [session, archive]);
+      assert.deepEqual(readdirSync(out).sort(), [dest, prunedArchivePath(dest)].map((path) => path.slice(out.length + 1)).sort());
     } finally {
       fs.renameSync = realRename;
       syncBuiltinESMExports();
+      cleanup();
+    }
+  });
+
+  it("a copy --force killed between its two writes leaves the new session beside the old archive, which restores nothing into it", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const [a, b, dest] = ["a.jsonl", "b.jsonl", "dest.jsonl"].map((name) => join(dir, name));
+      await bulkySession(a, { prune: true });
+      const originals = await bulkySession(b, { results: 8, prune: true });
+      await copySession(a, dest);
+      const oldArchive = readFileSync(prunedArchivePath(dest));
+
+      const child = spawnSync(process.execPath, ["--import", "tsx", KILLED_COPY, b, dest], { encoding: "utf8" });
+      assert.equal(child.signal, "SIGKILL", `the copy was killed half way: ${child.stderr}`);
+      assert.deepEqual(readFileSync(dest), readFileSync(b), "the session was replaced first");
+      assert.deepEqual(readFileSync(prunedArchivePath(dest)), oldArchive, "the archive was not replaced yet");
+
+      const session = SessionManager.open(dest);
+      try {
+        const result = restorePrunedOutputs(session);
+        assert.deepEqual(result.restored, [], "nothing of the other session's archive is written into it");
+        assert.ok(result.notRestored.length >= 3);
+      } finally {
+        await session.close();
+      }
+      assert.deepEqual(readFileSync(dest), readFileSync(b));
+
+      await copySession(b, dest, { overwrite: true }); // the copy run again completes it
+      await restoreAndCompare(dest, originals);
+    } finally {
       cleanup();
     }
   });
@@ -366,7 +417,7 @@ describe("bonsai copy with the archive, PostgreSQL", () => {
     }
   });
 
-  it("a failed PostgreSQL write leaves no archive at the target", async () => {
+  it("a failed PostgreSQL write of the session, or of the archive after it, leaves nothing at the target", async () => {
     const { dir, cleanup } = tempDir();
     try {
       const src = join(dir, "src.jsonl");
@@ -383,6 +434,12 @@ describe("bonsai copy with the archive, PostgreSQL", () => {
         const { rows } = await admin.query("SELECT (SELECT count(*) FROM bonsai.pruned WHERE session_id = 'failing') AS archived, (SELECT count(*) FROM bonsai.sessions WHERE id = 'failing') AS sessions");
         assert.deepEqual(rows, [{ archived: "0", sessions: "0" }]);
         await admin.query("DROP TRIGGER fail_entries ON bonsai.entries");
+        // the session is written, then the archive fails: the session is taken back
+        await admin.query(`CREATE TRIGGER fail_pruned BEFORE INSERT ON bonsai.pruned FOR EACH ROW WHEN (NEW.session_id = 'failing') EXECUTE FUNCTION fail()`);
+        await assert.rejects(copySession(src, pg), /disk full \(simulated\)/);
+        const again = await admin.query("SELECT (SELECT count(*) FROM bonsai.pruned WHERE session_id = 'failing') AS archived, (SELECT count(*) FROM bonsai.entries WHERE session_id = 'failing') AS entries, (SELECT count(*) FROM bonsai.sessions WHERE id = 'failing') AS sessions");
+        assert.deepEqual(again.rows, [{ archived: "0", entries: "0", sessions: "0" }]);
+        await admin.query("DROP TRIGGER fail_pruned ON bonsai.pruned");
       } finally {
         await admin.end();
       }
