@@ -58,8 +58,8 @@ export class FileBackend implements SessionBackend {
   }
 
   rewrite(lines: readonly string[]): void {
-    if (lines.length === 0) return this.writer.remove();
-    this.writer.rewrite(jsonlText(lines), new Set(idsOf(lines)));
+    if (lines.length === 0) this.writer.remove();
+    else this.writer.rewrite(jsonlText(lines), new Set(idsOf(lines)));
   }
 
   backup(): string {
