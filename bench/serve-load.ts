@@ -1,6 +1,6 @@
 /**
  * Throughput and latency of the summarization server, measured with autocannon from a second
- * process. Run: node --import tsx bench/serve-load.ts. Numbers go into README "Summarization
+ * process. Run: node --import tsx bench/serve-load.ts. Numbers go into docs/server.md "Summarization
  * server"; they measure the server (HTTP, limits, logging), not a model.
  */
 import { spawn } from "node:child_process";

@@ -1,24 +1,33 @@
 /**
- * The README's command examples, made from the bundled example session. A fenced block whose
- * first line is `$ bonsai …` and names `session.jsonl` is an example: the command runs on a copy of
- * `examples/coding-session.jsonl` named `session.jsonl` in a temporary directory (so `examples/`
- * is never changed), and the block holds its output. A block whose last line is `…` shows only
- * as many lines as it has before that line.
+ * The command examples of the README and of docs/*.md, made from the bundled example session. A
+ * fenced block whose first line is `$ bonsai …` and names `session.jsonl` is an example: the
+ * command runs on a copy of `examples/coding-session.jsonl` named `session.jsonl` in a temporary
+ * directory (so `examples/` is never changed), and the block holds its output, with that
+ * directory written as `/home/you/project`: paths print as the user sees them, absolute. A block
+ * whose last line is `…` shows only as many lines as it has before that line.
  *
  *   node --import tsx scripts/readme-examples.ts           says which examples differ (exit 1)
- *   node --import tsx scripts/readme-examples.ts --write   rewrites them in README.md
+ *   node --import tsx scripts/readme-examples.ts --write   rewrites them in place
  *
  * Entries a command creates (a compaction, a branch summary) get fresh ids on every run; the
  * check (here and in test/readme.test.ts) treats any id that is not in the example as the same.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const README = join(ROOT, "README.md");
+/** Where the examples' session copy appears to be: a folder of the user's. */
+export const SHOWN_DIR = "/home/you/project";
+
+/** The Markdown files that hold examples: the README and docs/*.md. */
+export function documents(): string[] {
+  const docs = join(ROOT, "docs");
+  return [README, ...readdirSync(docs).filter((name) => name.endsWith(".md")).sort().map((name) => join(docs, name))];
+}
 const EXAMPLE = join(ROOT, "examples/coding-session.jsonl");
 const MAIN = join(ROOT, "src/cli/main.ts");
 /** tsx by its path: the commands run in a temporary directory, where the package is not found by name */
@@ -66,7 +75,7 @@ export function runExample(command: string): Promise<string> {
       (error, stdout, stderr) => {
         rmSync(dir, { recursive: true, force: true });
         if (error) fail(new Error(`${command}: exit ${error.code}: ${stderr}`));
-        else done(stdout.split(`${dir}/`).join(""));
+        else done(stdout.split(dir).join(SHOWN_DIR));
       },
     );
   });
@@ -101,6 +110,12 @@ export async function regenerate(readme: string): Promise<string> {
   const lines = readme.split("\n");
   const examples = readmeExamples(readme);
   const outputs = await Promise.all(examples.map((e) => runExample(e.command)));
+  examples.forEach((example, k) => {
+    // the block ends at the first fence after its command: a fence in what it shows would end it early
+    if (shownLines(outputs[k], example.shown).some((line) => line.trimStart().startsWith("```"))) {
+      throw new Error(`$ ${example.command}: the output shown holds a code fence; end the block with a … line before it`);
+    }
+  });
   // from the last block up, so earlier positions stay valid
   for (let k = examples.length - 1; k >= 0; k--) {
     const example = examples[k];
@@ -110,21 +125,28 @@ export async function regenerate(readme: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const readme = readFileSync(README, "utf8");
-  const fresh = await regenerate(readme);
-  if (process.argv.includes("--write")) {
-    writeFileSync(README, fresh);
-    process.stdout.write(`README.md: ${readmeExamples(readme).length} examples written\n`);
-    return;
-  }
   const known = exampleIds();
-  const stale = readmeExamples(readme).filter((e, i) => {
-    const now = readmeExamples(fresh)[i];
-    return withNewIdsMasked(e.shown.join("\n"), known) !== withNewIdsMasked(now.shown.join("\n"), known);
-  });
-  for (const e of stale) process.stdout.write(`differs: $ ${e.command}\n`);
-  if (stale.length > 0) process.exitCode = 1;
-  else process.stdout.write("README.md: every example runs as shown\n");
+  let stale = 0;
+  for (const path of documents()) {
+    const text = readFileSync(path, "utf8");
+    const examples = readmeExamples(text);
+    if (examples.length === 0) continue;
+    const fresh = await regenerate(text);
+    const name = relative(ROOT, path);
+    if (process.argv.includes("--write")) {
+      writeFileSync(path, fresh);
+      process.stdout.write(`${name}: ${examples.length} examples written\n`);
+      continue;
+    }
+    const now = readmeExamples(fresh);
+    for (const [i, e] of examples.entries()) {
+      if (withNewIdsMasked(e.shown.join("\n"), known) === withNewIdsMasked(now[i].shown.join("\n"), known)) continue;
+      process.stdout.write(`${name}: differs: $ ${e.command}\n`);
+      stale++;
+    }
+  }
+  if (stale > 0) process.exitCode = 1;
+  else if (!process.argv.includes("--write")) process.stdout.write("every example runs as shown\n");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -56,12 +56,13 @@ describe("npm pack", () => {
     return (JSON.parse(out)[0].files as { path: string }[]).map((f) => f.path);
   };
 
-  it("ships the built library, its types, the command, the example and the license, and nothing else", () => {
+  it("ships the built library, its types, the command, the example, the docs the README links and the license, and nothing else", () => {
     const files = packed();
-    for (const needed of ["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl", manifest.bin.bonsai, "dist/index.js", "dist/index.d.ts", "dist/view/page.bundle.js"]) {
-      assert.ok(files.includes(needed), `${needed} is packed`);
-    }
-    const stray = files.filter((f) => !/^dist\/.*\.(js|d\.ts)$/.test(f) && !["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl"].includes(f));
+    const needed = ["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl", manifest.bin.bonsai, "dist/index.js", "dist/index.d.ts", "dist/view/page.bundle.js"];
+    const docs = [...readFileSync(join(ROOT, "README.md"), "utf8").matchAll(/\]\((docs\/[\w.-]+\.md)/g)].map((m) => m[1]);
+    assert.ok(docs.length >= 10, "the README links its docs");
+    for (const file of [...needed, ...docs]) assert.ok(files.includes(file), `${file} is packed`);
+    const stray = files.filter((f) => !/^dist\/.*\.(js|d\.ts)$/.test(f) && !/^docs\/[\w.-]+\.md$/.test(f) && !["LICENSE", "README.md", "package.json", "examples/coding-session.jsonl"].includes(f));
     assert.deepEqual(stray, [], "no source maps, sources, generators or scripts");
   });
 

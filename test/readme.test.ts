@@ -1,30 +1,39 @@
 /**
- * Issue 19, item 7: the README's `$ bonsai …` examples run as shown on the bundled example (ids
- * of entries the command creates aside), and running them leaves `examples/` unchanged.
+ * The `$ bonsai …` examples of the README and docs/ run as shown on the bundled example (ids of
+ * entries the command creates aside), with paths as the user sees them, and running them leaves
+ * `examples/` unchanged.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, it } from "node:test";
-import { README, readmeExamples, regenerate, shownLines, withNewIdsMasked } from "../scripts/readme-examples.js";
+import { documents, readmeExamples, regenerate, SHOWN_DIR, shownLines, withNewIdsMasked } from "../scripts/readme-examples.js";
 import { ROOT } from "./helpers/cli.js";
 
-describe("README examples", () => {
-  const readme = readFileSync(README, "utf8");
+describe("README and docs examples", () => {
+  const texts = documents().map((path) => ({ name: relative(ROOT, path), text: readFileSync(path, "utf8") }));
+  const all = texts.flatMap(({ text }) => readmeExamples(text));
 
-  it("include the tree, checkout and compact commands, each on session.jsonl (a copy), and no compact on examples/", () => {
-    const commands = readmeExamples(readme).map((e) => e.command);
+  it("include the tree, checkout and compact commands, each on session.jsonl (a copy), and no write to examples/", () => {
+    const commands = all.map((e) => e.command);
     for (const name of ["tree", "checkout", "compact"]) assert.ok(commands.some((c) => c.startsWith(`bonsai ${name} session.jsonl`)), name);
-    assert.doesNotMatch(readme, /\$ bonsai (compact|checkout|prune|label|migrate) examples\//, "no example writes to examples/");
+    for (const { name, text } of texts) {
+      assert.doesNotMatch(text, /\$ bonsai (compact|checkout|prune|label|migrate) examples\//, `${name}: no example writes to examples/`);
+    }
   });
 
-  it("print what the README shows", async () => {
+  it("print what they show, paths as the user sees them", async () => {
     const example = readFileSync(join(ROOT, "examples/coding-session.jsonl"));
-    const fresh = await regenerate(readme);
-    const now = readmeExamples(fresh);
-    readmeExamples(readme).forEach((e, i) => {
-      assert.equal(withNewIdsMasked(now[i].shown.join("\n")), withNewIdsMasked(e.shown.join("\n")), `$ ${e.command}`);
-    });
+    for (const { name, text } of texts) {
+      const examples = readmeExamples(text);
+      if (examples.length === 0) continue;
+      const now = readmeExamples(await regenerate(text));
+      examples.forEach((e, i) => {
+        assert.equal(withNewIdsMasked(now[i].shown.join("\n")), withNewIdsMasked(e.shown.join("\n")), `${name}: $ ${e.command}`);
+      });
+    }
+    const compact = all.find((e) => e.command === "bonsai compact session.jsonl");
+    assert.ok(compact?.shown.some((line) => line.includes(`${SHOWN_DIR}/session.jsonl`)), "the compacted file is named by its absolute path");
     assert.ok(readFileSync(join(ROOT, "examples/coding-session.jsonl")).equals(example), "examples/ unchanged");
   });
 

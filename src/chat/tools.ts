@@ -369,7 +369,7 @@ export function describeTools(cwd: string, options: ChatToolOptions = {}): strin
 /**
  * The notice for a bash tool that runs outside any sandbox (no bubblewrap here, or it cannot
  * run): shown on screen when the chat starts, as the user asked for the tool believing the
- * README's "sandboxed by bubblewrap". `undefined` when there is no bash tool or it is sandboxed.
+ * docs/chat.md's "sandboxed by bubblewrap". `undefined` when there is no bash tool or it is sandboxed.
  */
 export function unsandboxedBashNotice(tools: readonly { name: string }[] & { sandbox: string; sandboxReason: string }): string | undefined {
   if (!tools.some((tool) => tool.name === "bash") || tools.sandbox === "bubblewrap") return undefined;

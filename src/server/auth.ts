@@ -62,7 +62,7 @@ export function bearerMatches(header: string | undefined, token: string): boolea
 /**
  * The token a request carries in its path, `/t/TOKEN/summarize` or `/t/TOKEN/`, for clients that
  * cannot send an Authorization header (oh-my-pi's remote compaction client sends none). The
- * trade-off is documented in the README: a path can end up in proxy logs and shell history.
+ * trade-off is documented in docs/server.md: a path can end up in proxy logs and shell history.
  * Undefined when the path has no token part.
  */
 export function pathToken(url: string): string | undefined {

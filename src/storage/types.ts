@@ -10,7 +10,7 @@
  * Each keeps one writer per session: a lock file, a lease row, an advisory lock held by the
  * writer's connection.
  *
- * Durability contract (the README's "Stores" section says the same):
+ * Durability contract (docs/stores.md says the same):
  * - file and SQLite write synchronously: when append() returns, the line is in the file (the
  *   page cache) or committed to the database (the WAL), and survives a crash of the process.
  *   flush() makes it survive a power loss as well (fsync, WAL checkpoint).

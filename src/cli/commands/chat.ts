@@ -39,7 +39,7 @@ export function register(program: Command): void {
       "open this session: a file, sqlite:PATH#ID or postgres://…#ID (a new session starts there when it does not exist; without #ID, under a new id)",
     )
     .option("-c, --continue", "resume the most recent session file of this directory")
-    .option("--allow-bash", "give the model a bash tool: sandboxed by bubblewrap when installed, otherwise it runs with your rights (see README, Chat)")
+    .option("--allow-bash", "give the model a bash tool: sandboxed by bubblewrap when installed, otherwise it runs with your rights (see docs/chat.md)")
     .action(
       runAction(async (options: ChatOptions) => {
         const cwd = process.cwd();
