@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { startScriptedServer, systemText } from "./helpers/sse-server.js";
+import { scriptArgs } from "./helpers/bonsai-bin.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
@@ -29,9 +30,7 @@ test("the auto-compaction example compacts against a local OpenAI-compatible ser
     const { stdout } = await run(
       process.execPath,
       [
-        "--import",
-        "tsx",
-        "examples/agent-auto-compaction.ts",
+        ...scriptArgs("examples/agent-auto-compaction.ts"),
         "--base-url",
         server.baseUrl,
         "--model-id",

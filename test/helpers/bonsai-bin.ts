@@ -6,7 +6,7 @@
  * bundle and starts the sources through tsx, as before.
  */
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -21,3 +21,14 @@ const bundle = process.env.BONSAI_TEST_CLI;
  */
 export const BONSAI_ARGS: readonly string[] =
   bundle && existsSync(bundle) ? [bundle] : ["--import", import.meta.resolve("tsx"), CLI_SOURCE];
+
+/**
+ * The node arguments that run the TypeScript script at `path` (absolute, or relative to the
+ * repository): its bundle from the same run when `npm test` made one (scripts/test-cli-bundle.ts,
+ * SPAWNED_SCRIPTS), else the source through tsx. The script's own arguments follow.
+ */
+export function scriptArgs(path: string): string[] {
+  const source = isAbsolute(path) ? path : join(ROOT, path);
+  const bundled = bundle && join(dirname(bundle), relative(ROOT, source).replace(/\.ts$/, ".mjs"));
+  return bundled && existsSync(bundled) ? [bundled] : ["--import", import.meta.resolve("tsx"), source];
+}

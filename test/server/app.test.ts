@@ -13,6 +13,7 @@ import { remoteSummarizer } from "../../src/summarizer/remote.js";
 import { SummarizationAbortedError, type SummarizeRequest, type Summarizer } from "../../src/summarizer/types.js";
 import { spawnServer } from "../helpers/spawn-server.js";
 import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
+import { scriptArgs } from "../helpers/bonsai-bin.js";
 
 const CONVERSATION = [
   "[User]: Rename the flag --keep to --keep-recent. Never break existing scripts.",
@@ -292,7 +293,7 @@ describe("server over a real socket on 127.0.0.1", () => {
 
 describe("bonsai serve as a process", () => {
   it("finishes in-flight requests on SIGTERM, then exits 0", async () => {
-    const server = await spawnServer(["--import", "tsx", "test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "600", MAX_CONCURRENT: "8" });
+    const server = await spawnServer(scriptArgs("test/helpers/serve-fake.ts"), { FAKE_DELAY_MS: "600", MAX_CONCURRENT: "8" });
     const inFlight = Array.from({ length: 4 }, () =>
       fetch(`${server.url}/summarize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body()) }),
     );

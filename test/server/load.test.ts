@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { REPO_DIR, spawnServer } from "../helpers/spawn-server.js";
+import { scriptArgs } from "../helpers/bonsai-bin.js";
 
 interface AutocannonResult {
   errors: number;
@@ -51,7 +52,7 @@ const statuses = (r: AutocannonResult) => Object.keys(r.statusCodeStats).sort();
 
 describe("server under load", () => {
   it("sheds overload with 429s, stays up, and keeps memory flat", async () => {
-    const server = await spawnServer(["--import", "tsx", "test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "50", MAX_CONCURRENT: "4" });
+    const server = await spawnServer(scriptArgs("test/helpers/serve-fake.ts"), { FAKE_DELAY_MS: "50", MAX_CONCURRENT: "4" });
     const pid = server.child.pid!;
     try {
       await autocannon(server.url, 16, 1); // warm-up: JIT, pools, buffers
@@ -93,7 +94,7 @@ describe("server under load", () => {
   });
 
   it("loses no accepted request when SIGTERM arrives under load", async () => {
-    const server = await spawnServer(["--import", "tsx", "test/helpers/serve-fake.ts"], { FAKE_DELAY_MS: "200", MAX_CONCURRENT: "8" });
+    const server = await spawnServer(scriptArgs("test/helpers/serve-fake.ts"), { FAKE_DELAY_MS: "200", MAX_CONCURRENT: "8" });
     const running = autocannon(server.url, 16, 3);
     // the signal lands once the load flows (a summary answered), not after a fixed time that a busy
     // machine may spend starting the load generator

@@ -24,6 +24,7 @@ import { readLinesAt } from "../../src/storage/open.js";
 import { runBonsai } from "../helpers/cli.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { assistantMsg, tempDir, toolResultMsg, userMsg } from "../helpers/session-builders.js";
+import { scriptArgs } from "../helpers/bonsai-bin.js";
 
 const KILLED_COPY = resolve(import.meta.dirname, "../helpers/copy-killed.ts");
 
@@ -310,7 +311,7 @@ describe("bonsai copy with the archive of pruned tool output", () => {
       await copySession(a, dest);
       const oldArchive = readFileSync(prunedArchivePath(dest));
 
-      const child = spawnSync(process.execPath, ["--import", "tsx", KILLED_COPY, b, dest], { encoding: "utf8" });
+      const child = spawnSync(process.execPath, [...scriptArgs(KILLED_COPY), b, dest], { encoding: "utf8" });
       assert.equal(child.signal, "SIGKILL", `the copy was killed half way: ${child.stderr}`);
       assert.deepEqual(readFileSync(dest), readFileSync(b), "the session was replaced first");
       assert.deepEqual(readFileSync(prunedArchivePath(dest)), oldArchive, "the archive was not replaced yet");

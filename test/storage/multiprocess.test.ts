@@ -13,6 +13,7 @@ import { SessionLockedError } from "../../src/storage/lock.js";
 import { openSessionAt, readLinesAt } from "../../src/storage/open.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { sessionLine, sessionLines } from "../helpers/store-contract.js";
+import { scriptArgs } from "../helpers/bonsai-bin.js";
 
 const WRITER = resolve(import.meta.dirname, "../helpers/store-writer.ts");
 
@@ -29,7 +30,7 @@ interface Writer {
 const running = new Set<ChildProcess>();
 
 function startWriter(location: string, count: number, mode = ""): Writer {
-  const child = spawn(process.execPath, ["--import", "tsx", WRITER, location, String(count), mode], {
+  const child = spawn(process.execPath, [...scriptArgs(WRITER), location, String(count), mode], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   running.add(child);

@@ -13,6 +13,7 @@ import { lockKey, POSTGRES_SCHEMA_VERSION } from "../../src/storage/postgres.js"
 import { StoreVersionError } from "../../src/storage/types.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { sessionLines, storeContract } from "../helpers/store-contract.js";
+import { scriptArgs } from "../helpers/bonsai-bin.js";
 
 storeContract("postgres", async () => {
   const db = await testDatabase();
@@ -187,7 +188,7 @@ describe("postgres store", () => {
   });
 
   it("says on stderr what was still queued when a process exits without close()", async () => {
-    const child = spawnSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../helpers/pg-exit-early.ts"), `${url}#early`], {
+    const child = spawnSync(process.execPath, [...scriptArgs(join(import.meta.dirname, "../helpers/pg-exit-early.ts")), `${url}#early`], {
       encoding: "utf8",
     });
     assert.equal(child.status, 0, child.stderr);
