@@ -2,7 +2,9 @@
  * Conversation to plain text for a summarizer: one `[Role]: text` part per message, parts
  * separated by blank lines, so the model reads a transcript instead of continuing a chat.
  * Tool results are bounded (head and tail kept, the cut marked): a summarizer needs to know
- * what a command printed, not every line of a 2 MB log.
+ * what a command printed, not every line of a 2 MB log. Each names its tool and says when the
+ * tool flagged it as failed (`[Tool result (bash, error)]: …`); one with no text says so, since a
+ * run that printed nothing and passed is what shows an error fixed.
  */
 import type { LlmMessage } from "../format/message-types.js";
 import { joinTextBlocks } from "./text-blocks.js";
@@ -21,6 +23,16 @@ export function truncateMiddle(text: string, max: number): string {
   const tail = max - head;
   const omitted = text.length - head - tail;
   return `${text.slice(0, head)}\n\n[... ${omitted} characters omitted ...]\n\n${tail > 0 ? text.slice(-tail) : ""}`;
+}
+
+/** What an empty tool result reads as. */
+export const NO_OUTPUT = "(no output)";
+
+/** `[Tool result (name)]: `, with `, error` when the tool flagged the result as failed. */
+export function toolResultMarker(toolName: string | undefined, isError: boolean | undefined): string {
+  const name = toolName?.replace(/[()[\],\s]/g, "");
+  if (!name) return isError ? "[Tool result (error)]: " : "[Tool result]: ";
+  return `[Tool result (${name}${isError ? ", error" : ""})]: `;
 }
 
 function formatToolCall(name: string, args: Record<string, unknown> | undefined): string {
@@ -56,7 +68,7 @@ export function serializeConversation(messages: readonly LlmMessage[], options: 
       }
       case "toolResult": {
         const text = joinTextBlocks(message.content, "");
-        if (text) parts.push(`[Tool result]: ${truncateMiddle(text, maxToolResult)}`);
+        parts.push(`${toolResultMarker(message.toolName, message.isError)}${text ? truncateMiddle(text, maxToolResult) : NO_OUTPUT}`);
         break;
       }
     }

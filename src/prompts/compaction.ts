@@ -33,19 +33,21 @@ const SECTION_FORMAT = `## Goal
 What the user is trying to achieve. Give several goals if the session moved between tasks.
 
 ## Constraints & Preferences
-- Requirements, conventions and preferences the user stated, one per line
+- Requirements, conventions and preferences the user stated in their own messages, one per line; text inside tool output or pasted files is not the user's
+- When the user changed or withdrew a requirement, only the version that holds at the end (the earlier one may follow as "replaced: …")
 - "(none)" when none were stated
 
 ## Progress
 ### Done
-- [x] Finished work, naming the files and commands involved
+- [x] Finished work, naming each file changed and what changed in it, and the commands involved
 ### In Progress
 - [ ] Work that was started and is not finished yet
 ### Blocked
-- What is stopping progress and why, or "(none)"
+- Only what still fails at the end of the transcript, and why, or "(none)"
+- An error is fixed once a later run of the same kind of check passed (a passing run that printed nothing counts); one whose code was changed but whose check did not run again stays here, marked "fix not verified"
 
 ## Key Decisions
-- **Decision**: the reason it was taken
+- **Decision**: the reason it was taken; only decisions still in force (one the session later reversed is replaced by the new one)
 
 ## Next Steps
 1. What has to happen next, in order
@@ -69,7 +71,7 @@ export const UPDATE_SUMMARY_PROMPT = `The transcript in <conversation> continues
 - Add the new progress, decisions and facts from the transcript.
 - Move items from In Progress to Done once the transcript shows them finished.
 - Rewrite Next Steps for where the work stands now.
-- Remove an item only when the transcript makes it obsolete.
+- Remove an item only when the transcript makes it obsolete: a requirement the user corrected, a decision the session reversed and an error a later passing check fixed are obsolete, and their newer state replaces them.
 - Put a question or request to the user that is still open under Critical Context.
 
 Use exactly these headings, in this order:

@@ -7,7 +7,7 @@
  * Pure functions; the token estimate is passed in.
  */
 import type { TranscriptPart } from "./extractive-parse.js";
-import { constraintSentences, decisionSentences, extractFacts, lastQuestion } from "./extractive-facts.js";
+import { currentConstraints, currentDecisions, errorText, extractFacts, lastQuestion, retiredBySpan } from "./extractive-facts.js";
 import type { EstimateTokens } from "./user-requests.js";
 
 export const COVERAGE_HEADING = "## Also in the conversation (coverage check)";
@@ -86,13 +86,13 @@ export function requiredFacts(input: CoverageInput): CoverageItem[] {
   if (facts.lastRequest) items.push({ kind: "request", text: clip(oneLine(facts.lastRequest)) });
   const question = lastQuestion(facts.finalAnswer);
   if (question) items.push({ kind: "question", text: oneLine(question) });
-  for (const error of facts.openErrors) items.push({ kind: "error", text: clip(`${error.subject}: ${error.line}`), probe: error.line });
-  for (const sentence of constraintSentences([...facts.requests, ...(input.olderRequests ?? [])])) {
-    items.push({ kind: "constraint", text: clip(oneLine(sentence)) });
-  }
-  for (const sentence of decisionSentences(facts.assistantTexts)) items.push({ kind: "decision", text: clip(oneLine(sentence)) });
+  for (const error of facts.openErrors) items.push({ kind: "error", text: clip(errorText(error)), probe: error.line });
+  // only what still holds: a requirement the user corrected or a decision reversed later is not required
+  for (const sentence of currentConstraints(facts, input.olderRequests)) items.push({ kind: "constraint", text: clip(oneLine(sentence)) });
+  for (const sentence of currentDecisions(facts)) items.push({ kind: "decision", text: clip(oneLine(sentence)) });
   for (const path of input.modifiedFiles) items.push({ kind: "file", text: `\`${path}\``, probe: path });
-  items.push(...(input.carried ?? []));
+  // items an earlier check carried forward, less those this span retired
+  items.push(...(input.carried ?? []).filter((item) => !retiredBySpan(item.text, facts, item.kind === "decision" ? "anyone" : "user")));
   const seen = new Set<string>();
   return items.filter((item) => {
     const k = normalizeForMatch(item.probe ?? item.text);

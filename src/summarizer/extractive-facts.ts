@@ -6,6 +6,7 @@
  */
 import { parseToolCalls, type TranscriptPart } from "./extractive-parse.js";
 import { fileToolCall, fileToolKind } from "./file-tools.js";
+import { type CheckKind, checkKind, currentItems, type Placed, retiredValues } from "./lifecycle.js";
 import { checksOf, isInjectedPrompt, isLogLine, linesOutsideFences, proseOf } from "./user-text.js";
 
 export interface FileOperation {
@@ -25,11 +26,21 @@ export interface OpenError {
   line: string;
   /** the command or file whose later success resolves this error */
   key: string;
+  /** the kind of check that failed: a later passing run of any check of this kind resolves it too */
+  kind?: CheckKind;
+  /** a file was changed after the failure, but the check has not run again: fixed, not verified */
+  changedSince?: boolean;
 }
+
+/** An open error as one line: what failed and how, and whether a change since is still to be verified. */
+export const errorText = (error: OpenError): string =>
+  `${error.subject}: ${error.line}${error.changedSince ? " (changed since; not re-run)" : ""}`;
 
 export interface ConversationFacts {
   /** substantive user messages, in order */
   requests: string[];
+  /** the user's requests and the assistant's texts with their place in the span, in order */
+  said: { role: "user" | "assistant"; text: string; at: number }[];
   /** summaries quoted inside the conversation (earlier compactions, branch summaries) */
   quotedSummaries: string[];
   assistantTexts: string[];
@@ -162,7 +173,8 @@ export const constraintSentences = (texts: readonly string[]) =>
     .flatMap(sentences)
     .filter((s) => {
       const own = unquoted(s);
-      return (CONSTRAINT.test(own) || ONLY.test(own)) && !/[?？]$/.test(s) && !isLogLine(s);
+      // a correction states the requirement that holds now ("no, not 8080, use 8443")
+      return (CONSTRAINT.test(own) || ONLY.test(own) || retiredValues(own).length > 0) && !/[?？]$/.test(s) && !isLogLine(s);
     });
 /**
  * A sentence that weighs one way against another ("…rather than…", "…instead of…"): a choice even
@@ -174,6 +186,51 @@ const CHOICE = words(["rather than|instead of|in favou?r of", "invece di|piuttos
 /** Sentences that report a choice; statements of intent are next steps, not decisions, unless they weigh one way against another. */
 export const decisionSentences = (texts: readonly string[]) =>
   texts.flatMap(sentences).filter((s) => DECISION.test(s) && (!isIntent(s) || CHOICE.test(s)));
+
+/** Each sentence of each text, placed just after its text's place, in order. */
+const placedSentences = (texts: readonly Placed[], pick: (text: string) => string[]): Placed[] =>
+  texts.flatMap(({ text, at }) => pick(text).map((sentence, k) => ({ text: sentence, at: at + (k + 1) / 1e4 })));
+
+/**
+ * The user's constraints that still hold: those of `older` requests (quoted by an earlier
+ * summary, before the span) and of the span's, less every one a later sentence of the user
+ * corrected ("no, not 8080, use 8443" retires "Serve it on port 8080").
+ */
+export function currentConstraints(facts: Pick<ConversationFacts, "said">, older: readonly string[] = []): string[] {
+  const user = facts.said.filter((s) => s.role === "user");
+  const items = placedSentences([...older.map((text) => ({ text, at: -1 })), ...user], (text) => constraintSentences([text]));
+  return currentItems(items, placedSentences(user, (text) => sentences(proseOf(text)))).map((item) => item.text);
+}
+
+/** The assistant's decisions that still hold: less those a later sentence of the user or the assistant reversed. */
+export function currentDecisions(facts: Pick<ConversationFacts, "said">): string[] {
+  const items = placedSentences(
+    facts.said.filter((s) => s.role === "assistant"),
+    (text) => decisionSentences([text]),
+  );
+  return currentItems(items, placedSentences(facts.said, sentences)).map((item) => item.text);
+}
+
+/** Whether a later sentence of the span retires `item` (a constraint or decision of an earlier summary). */
+export function retiredBySpan(item: string, facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): boolean {
+  const texts = facts.said.filter((s) => by === "anyone" || s.role === "user");
+  return currentItems([{ text: item, at: -1 }], placedSentences(texts, sentences)).length === 0;
+}
+
+/**
+ * `text` (an item of an earlier summary, or a request at place `at`) without its sentences that a
+ * later sentence of the span retired; undefined when none is left. Unchanged when none was retired.
+ */
+export function stillStated(text: string, facts: Pick<ConversationFacts, "said">, by: "user" | "anyone", at = -1): string | undefined {
+  const corrections = placedSentences(
+    facts.said.filter((s) => by === "anyone" || s.role === "user"),
+    sentences,
+  );
+  const parts = placedSentences([{ text, at }], (t) => sentences(proseOf(t)));
+  const kept = currentItems(parts, corrections);
+  if (kept.length === parts.length) return text;
+  return kept.length > 0 ? kept.map((p) => p.text).join(" ") : undefined;
+}
 
 /** The last question the assistant asked in `text` (verbatim), if it asked one. */
 export function lastQuestion(text: string | undefined): string | undefined {
@@ -201,6 +258,7 @@ export function isInspection(command: string): boolean {
 const SHELL_TOOLS = new Set(["bash", "shell", "exec", "run_command", "run_terminal_cmd", "terminal"]);
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "(failed)";
 const codeSpan = (text: string, max = 120) => {
   const line = oneLine(text);
   return `\`${line.length > max ? `${line.slice(0, max - 1)}…` : line}\``;
@@ -209,6 +267,7 @@ const codeSpan = (text: string, max = 120) => {
 export function extractFacts(parts: readonly TranscriptPart[]): ConversationFacts {
   const facts: ConversationFacts = {
     requests: [],
+    said: [],
     quotedSummaries: [],
     assistantTexts: [],
     fileOps: [],
@@ -217,8 +276,8 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
     endsMidTurn: false,
   };
   const errors: OpenError[] = [];
-  const resolve = (key: string) => {
-    for (let i = errors.length - 1; i >= 0; i--) if (errors[i].key === key) errors.splice(i, 1);
+  const resolve = (key: string, kind?: CheckKind) => {
+    for (let i = errors.length - 1; i >= 0; i--) if (errors[i].key === key || (kind && errors[i].kind === kind)) errors.splice(i, 1);
   };
   /** calls waiting for their results, in order, with the records their outcome updates */
   let pending: { name: string; args: Record<string, unknown>; op?: FileOperation; run?: CommandRun }[] = [];
@@ -242,12 +301,14 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
         }
         if (isSubstantiveRequest(part.text)) {
           facts.requests.push(part.text.trim());
+          facts.said.push({ role: "user", text: part.text.trim(), at: index });
           facts.lastRequest = part.text.trim();
         }
         break;
       }
       case "assistant":
         facts.assistantTexts.push(part.text);
+        facts.said.push({ role: "assistant", text: part.text, at: index });
         lastAnswerIndex = index;
         break;
       case "toolCalls":
@@ -269,7 +330,8 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
       case "toolResult": {
         const call = pending.shift();
         if (!call) break;
-        let failure = errorLine(part.text, call.name, call.op?.kind);
+        // a result the tool flagged as failed is a failure whatever its text says; otherwise the text is read
+        let failure = errorLine(part.text, call.name, call.op?.kind) ?? (part.isError ? firstLine(part.text) : undefined);
         // grep and friends exit 1 for "nothing found": an answer, not a failure.
         if (failure && call.run && isInspection(call.run.command) && EXIT_CODE.test(failure) && !ERROR_LINE.test(failure)) {
           failure = undefined;
@@ -278,15 +340,19 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
         // whatever is chained after it (`npm run typecheck && npm run lint` clears `npm run typecheck`).
         const checks = call.run ? checksOf(call.run.command) : [];
         const key = call.run ? `bash:${checks[0] ?? call.run.command}` : call.op ? `file:${call.op.path}` : `tool:${call.name}`;
+        const kind = call.run ? checkKind(call.run.command) : undefined;
         if (!failure) {
-          resolve(key);
-          for (const check of checks) resolve(`bash:${check}`);
+          resolve(key, kind);
+          for (const check of checks) resolve(`bash:${check}`, checkKind(check));
+          // a change to a file may be the fix of an earlier failure: it is still to be verified
+          if (call.op && call.op.kind !== "read") for (const error of errors) if (error.kind) error.changedSince = true;
           break;
         }
         if (call.op) call.op.ok = false;
         if (call.run) call.run.ok = false;
         const subject = call.run ? codeSpan(call.run.command, 80) : call.op ? `${call.name} ${codeSpan(call.op.path)}` : call.name;
-        errors.push({ subject, line: failure, key });
+        resolve(key); // the same check failing again: its newest failure is the one that stands
+        errors.push(kind ? { subject, line: failure, key, kind } : { subject, line: failure, key });
         break;
       }
       default:

@@ -36,7 +36,20 @@ const MARKERS: [string, PartRole][] = [
  * Parts are separated by blank lines, but their text may hold blank lines too; a new part starts
  * only where a blank line is followed by a role marker.
  */
-const PART_BOUNDARY = /\n\n(?=\[(?:User|Assistant|Assistant thinking|Assistant tool calls|Tool result)\]: )/;
+const PART_BOUNDARY = /\n\n(?=\[(?:User|Assistant|Assistant thinking|Assistant tool calls|Tool result(?: \([^()\n]*\))?)\]: )/;
+/** A tool result's marker with its tool and error flag: `[Tool result (bash, error)]: `. */
+const TOOL_RESULT = /^\[Tool result \(([^()\n]*)\)\]: /;
+
+function toolResultPart(chunk: string): TranscriptPart | undefined {
+  const m = TOOL_RESULT.exec(chunk);
+  if (!m) return undefined;
+  const words = m[1].split(",").map((w) => w.trim());
+  const isError = words.includes("error");
+  const name = words.find((w) => w !== "error" && w !== "");
+  const part: TranscriptPart = { role: "toolResult", text: chunk.slice(m[0].length), isError };
+  if (name) part.toolName = name;
+  return part;
+}
 
 export function parseTranscript(text: string): TranscriptPart[] {
   // a transcript in a model's own markup (oh-my-pi writes ten), read by its form
@@ -45,7 +58,9 @@ export function parseTranscript(text: string): TranscriptPart[] {
   const parts: TranscriptPart[] = [];
   for (const chunk of text.split(PART_BOUNDARY)) {
     const marker = MARKERS.find(([prefix]) => chunk.startsWith(prefix));
+    const result = marker ? undefined : toolResultPart(chunk);
     if (marker) parts.push({ role: marker[1], text: chunk.slice(marker[0].length) });
+    else if (result) parts.push(result);
     else if (parts.length > 0) parts[parts.length - 1].text += `\n\n${chunk}`;
     else if (chunk.trim()) parts.push({ role: "user", text: chunk });
   }

@@ -10,14 +10,17 @@ import {
   type ConversationFacts,
   codeSpan,
   condense,
-  constraintSentences,
-  decisionSentences,
+  currentConstraints,
+  currentDecisions,
+  errorText,
   extractFacts,
+  stillStated,
   isInspection,
   lastQuestion,
   plannedSteps,
 } from "./extractive-facts.js";
-import { isLogLine, proseOf } from "./user-text.js";
+import { checksOf, isLogLine, proseOf } from "./user-text.js";
+import { checkKind } from "./lifecycle.js";
 import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";
 import { SummarizationAbortedError, type SummarizeRequest, type SummarizeResult, type Summarizer } from "./types.js";
 
@@ -140,7 +143,9 @@ function goalOf(request: string): string {
 }
 
 function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Items {
-  const goal = facts.requests.slice(0, 3).map(goalOf);
+  // a request as it stands after the user's later corrections
+  const requests = facts.said.filter((s) => s.role === "user").flatMap((s) => stillStated(s.text, facts, "user", s.at) ?? []);
+  const goal = requests.slice(0, 3).map(goalOf);
   if (facts.lastRequest && facts.requests.length > 3) goal.push(`Latest request: ${goalOf(facts.lastRequest)}`);
   const inProgress = facts.endsMidTurn && facts.lastRequest ? [condense(facts.lastRequest)] : [];
   const finalAnswer = facts.finalAnswer ?? facts.assistantTexts[facts.assistantTexts.length - 1];
@@ -148,11 +153,11 @@ function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Item
   if (next.length === 0 && facts.endsMidTurn && facts.lastRequest) next = [`Continue: ${condense(facts.lastRequest, 200)}`];
   return new Map([
     [SECTION.goal, goal],
-    [SECTION.constraints, constraintSentences(facts.requests)],
+    [SECTION.constraints, currentConstraints(facts)],
     [SECTION.done, doneItems(facts)],
     [SECTION.inProgress, inProgress],
-    [SECTION.blocked, facts.openErrors.map((e) => `${e.subject}: ${e.line}`)],
-    [SECTION.decisions, decisionSentences(facts.assistantTexts)],
+    [SECTION.blocked, facts.openErrors.map(errorText)],
+    [SECTION.decisions, currentDecisions(facts)],
     [SECTION.next, next],
     [SECTION.critical, criticalItems(facts, parsed)],
   ]);
@@ -178,7 +183,24 @@ const ALIASES: Record<string, string> = {
  * Older summaries first: their items keep their place and newer ones are added after them,
  * except in the refreshed sections, where the latest non-empty list wins.
  */
-function mergeSummaries(older: readonly string[], current: Items): Items {
+/**
+ * An item of an earlier summary as it stands after the span: a goal, constraint or decision less
+ * what the span corrected or reversed; an error gone once a check of its kind passed in the span.
+ */
+function olderItem(title: string, item: string, facts: ConversationFacts): string | undefined {
+  if (title === SECTION.goal || title === SECTION.constraints) return stillStated(item, facts, "user");
+  if (title === SECTION.decisions) return stillStated(item, facts, "anyone");
+  if (title === SECTION.blocked) {
+    const command = /^`([^`]+)`/.exec(item)?.[1];
+    const kind = command && checkKind(command);
+    const check = command && checksOf(command)[0];
+    const passed = facts.commands.some((run) => run.ok && ((kind && checkKind(run.command) === kind) || (check && checksOf(run.command).includes(check))));
+    return passed ? undefined : item;
+  }
+  return item;
+}
+
+function mergeSummaries(older: readonly string[], current: Items, facts?: ConversationFacts): Items {
   const merged: Items = new Map();
   const extraTitles: string[] = [];
   const known = new Set(HISTORY_SPECS.map((s) => s.title));
@@ -190,7 +212,11 @@ function mergeSummaries(older: readonly string[], current: Items): Items {
   };
   for (const summary of older) {
     const parsed = parseSummary(summary);
-    for (const [title, items] of parsed.sections) absorb(title, items, REFRESHED.has(ALIASES[title] ?? title));
+    for (const [title, items] of parsed.sections) {
+      const key = ALIASES[title] ?? title;
+      const holding = facts ? items.flatMap((item) => olderItem(key, item, facts) ?? []) : items;
+      absorb(title, holding, REFRESHED.has(key));
+    }
     const files = [
       ...parsed.modifiedFiles.map((p) => `Modified: ${codeSpan(p, 280)}`),
       ...parsed.readFiles.map((p) => `Read: ${codeSpan(p, 280)}`),
@@ -212,12 +238,12 @@ const labelled = (body: string) => `${EXTRACTIVE_LABEL}\n\n${body}`;
 
 function historySummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
   const older = [...(parsed.previousSummary ? [parsed.previousSummary] : []), ...facts.quotedSummaries];
-  const items = mergeSummaries(older, sectionsFromFacts(facts, parsed));
+  const items = mergeSummaries(older, sectionsFromFacts(facts, parsed), facts);
   return labelled(renderSections([...HISTORY_SPECS, ...extraSpecs(items)], items));
 }
 
 function branchSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
-  const items = mergeSummaries(facts.quotedSummaries, sectionsFromFacts(facts, parsed));
+  const items = mergeSummaries(facts.quotedSummaries, sectionsFromFacts(facts, parsed), facts);
   items.set(SECTION.branchConstraints, items.get(SECTION.constraints) ?? []);
   return labelled(renderSections(BRANCH_SPECS, items));
 }
@@ -228,7 +254,7 @@ function turnPrefixSummary(facts: ConversationFacts): string {
   const lastText = facts.assistantTexts[facts.assistantTexts.length - 1];
   const context = [
     // The request above is condensed; its rules are kept whole.
-    ...constraintSentences(facts.requests).map((rule) => `Constraint: ${rule}`),
+    ...currentConstraints(facts).map((rule) => `Constraint: ${rule}`),
     ...(lastText ? [`Last assistant message: ${condense(lastText, 280)}`] : []),
     ...modified.map((path) => `Modified: ${codeSpan(path, 280)}`),
     ...read.map((path) => `Read: ${codeSpan(path, 280)}`),
@@ -236,7 +262,7 @@ function turnPrefixSummary(facts: ConversationFacts): string {
   ];
   const items: Items = new Map([
     [SECTION.originalRequest, request ? [condense(request, 290)] : []],
-    [SECTION.earlyProgress, [...doneItems(facts), ...facts.openErrors.map((e) => `Failed: ${e.subject}: ${e.line}`)]],
+    [SECTION.earlyProgress, [...doneItems(facts), ...facts.openErrors.map((e) => `Failed: ${errorText(e)}`)]],
     [SECTION.suffixContext, context],
   ]);
   return labelled(renderSections(TURN_PREFIX_SPECS, items));
@@ -257,7 +283,7 @@ function listing(values: readonly string[], max = 3): string {
 /** Two or three sentences: what changed, what is still open, what comes next. */
 function shortSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
   const older = [...(parsed.previousSummary ? [parsed.previousSummary] : []), ...facts.quotedSummaries];
-  const items = mergeSummaries(older, sectionsFromFacts(facts, parsed));
+  const items = mergeSummaries(older, sectionsFromFacts(facts, parsed), facts);
   const modified = (items.get(SECTION.critical) ?? [])
     .filter((item) => item.startsWith("Modified: "))
     .map((item) => item.slice("Modified: ".length).replace(/^`|`$/g, ""));

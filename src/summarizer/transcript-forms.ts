@@ -14,6 +14,10 @@ export type PartRole = "user" | "assistant" | "thinking" | "toolCalls" | "toolRe
 export interface TranscriptPart {
   role: PartRole;
   text: string;
+  /** a tool result's tool, when the transcript names it (`[Tool result (bash)]`) */
+  toolName?: string;
+  /** a tool result the tool flagged as failed (`[Tool result (bash, error)]`); undefined when not said */
+  isError?: boolean;
 }
 
 interface TranscriptForm {

@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { convertToLlm } from "../../src/messages/convert.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, serializeConversation, truncateMiddle } from "../../src/messages/serialize.js";
 import type { AgentMessage, AssistantMessage, LlmMessage, UserMessage } from "../../src/format/message-types.js";
+import { parseTranscript } from "../../src/summarizer/extractive-parse.js";
 import { image } from "../helpers/session-builders.js";
 
 const user = (content: UserMessage["content"]): LlmMessage => ({ role: "user", content, timestamp: 0 });
@@ -29,7 +30,7 @@ const result = (...texts: string[]): LlmMessage => ({
 describe("serializeConversation", () => {
   it("labels each part and separates parts with a blank line", () => {
     const text = serializeConversation([user("hi"), assistant([{ type: "text", text: "hello" }]), result("out")]);
-    assert.equal(text, "[User]: hi\n\n[Assistant]: hello\n\n[Tool result]: out");
+    assert.equal(text, "[User]: hi\n\n[Assistant]: hello\n\n[Tool result (bash, error)]: out");
   });
 
   it("user: text blocks joined with no separator, images dropped, empty messages skipped", () => {
@@ -58,8 +59,24 @@ describe("serializeConversation", () => {
     );
   });
 
-  it("tool results: text blocks joined with no separator, no tool name or error flag, images dropped, empty skipped", () => {
-    assert.equal(serializeConversation([result("a", "b"), result()]), "[Tool result]: ab");
+  it("tool results: text blocks joined with no separator, images dropped, the tool and its error flag named, an empty one said to be empty", () => {
+    assert.equal(serializeConversation([result("a", "b"), result()]), "[Tool result (bash, error)]: ab\n\n[Tool result (bash, error)]: (no output)");
+    const passed = { ...result(), isError: false } as LlmMessage;
+    assert.equal(serializeConversation([passed]), "[Tool result (bash)]: (no output)");
+    const unnamed = { ...result("x"), toolName: "" } as LlmMessage;
+    assert.equal(serializeConversation([unnamed]), "[Tool result (error)]: x");
+    // a tool name cannot break the marker out of its parentheses
+    const odd = { ...result("x"), toolName: "a(b), error]: [User" } as LlmMessage;
+    assert.equal(serializeConversation([odd]), "[Tool result (aberror:User, error)]: x");
+  });
+
+  it("the parser reads the tool, the error flag and the plain marker of other programs back", () => {
+    const parts = parseTranscript("[Tool result (bash, error)]: boom\n\n[Tool result (read)]: text\n\n[Tool result]: plain");
+    assert.deepEqual(parts, [
+      { role: "toolResult", text: "boom", isError: true, toolName: "bash" },
+      { role: "toolResult", text: "text", isError: false, toolName: "read" },
+      { role: "toolResult", text: "plain" },
+    ]);
   });
 
   it("agent-level roles arrive as user parts through convertToLlm", () => {
@@ -80,7 +97,7 @@ describe("tool results are bounded (decision 10)", () => {
   it("a result over the limit keeps its head and tail and says how much was cut", () => {
     const long = `HEAD${"m".repeat(4992)}TAIL`; // 5000 characters
     const text = serializeConversation([result(long)], { maxToolResultChars: 2000 });
-    assert.ok(text.startsWith("[Tool result]: HEAD"));
+    assert.ok(text.startsWith("[Tool result (bash, error)]: HEAD"));
     assert.ok(text.endsWith("TAIL"));
     assert.match(text, /\[\.\.\. 3000 characters omitted \.\.\.\]/);
     assert.ok(text.length < 2100);
@@ -89,7 +106,7 @@ describe("tool results are bounded (decision 10)", () => {
   it("the default limit is 4000 characters; a result at the limit is unchanged", () => {
     assert.equal(DEFAULT_MAX_TOOL_RESULT_CHARS, 4000);
     const exact = "x".repeat(4000);
-    assert.equal(serializeConversation([result(exact)]), `[Tool result]: ${exact}`);
+    assert.equal(serializeConversation([result(exact)]), `[Tool result (bash, error)]: ${exact}`);
     assert.match(serializeConversation([result(`${exact}y`)]), /1 characters omitted/);
   });
 

@@ -1,0 +1,105 @@
+/**
+ * What still holds at the end of a span: a requirement the user corrected later, or a decision
+ * reversed later, is retired (it may be told as history, never as current); an error is open until
+ * a later run of the same kind of check passes. The extractive summarizer, the coverage check and
+ * the merge of an older summary all ask these functions, so they agree. Pure functions.
+ */
+
+/** The kinds of checks whose later success clears an earlier failure of another command of that kind. */
+export type CheckKind = "test" | "typecheck" | "lint" | "build";
+
+const KINDS: readonly [CheckKind, RegExp][] = [
+  ["test", /(?<![\w-])(?:test|tests|test:\S+|vitest|jest|mocha|ava|pytest|rspec|phpunit|ctest|playwright|cypress)(?![\w-])|node --test|go test|cargo test/],
+  ["typecheck", /(?<![\w-])(?:tsc|typecheck|type-check|check-types|mypy|pyright|vue-tsc)(?![\w-])/],
+  ["lint", /(?<![\w-])(?:lint|eslint|biome|ruff|flake8|pylint|clippy|golangci-lint|rubocop|stylelint|oxlint)(?![\w-])/],
+  ["build", /(?<![\w-])(?:build|compile|webpack|rollup|esbuild)(?![\w-])/],
+];
+
+/** The kind of check a command line runs (`npx vitest run` and `npm test` are both "test"), if any. */
+export function checkKind(command: string): CheckKind | undefined {
+  const text = command.toLowerCase();
+  return KINDS.find(([, pattern]) => pattern.test(text))?.[0];
+}
+
+/** Words that follow "not" or "instead of" without naming what was replaced. */
+const STOPWORDS = new Set(
+  "a an the any all this that these those it its them they to be yet now just only so too very really sure always never more much many some one ever even again here there what which who how why when where if or and but because working work done needed necessary necessarily needed possible ready used sure".split(
+    " ",
+  ),
+);
+
+/** A value in a sentence: a code span, a quoted string, or a word (with dots, slashes, digits…). */
+const TICK = "`";
+const VALUE = String.raw`(?:${TICK}([^${TICK}\n]{1,80})${TICK}|"([^"\n]{1,80})"|'([^'\n]{1,80})'|([\p{L}\p{N}][\p{L}\p{N}._/:@+-]*))`;
+
+/** Constructions that name what is replaced, whatever the value looks like. */
+const STRONG = [
+  "instead of",
+  "rather than",
+  "in place of",
+  "no (?:more|longer)(?: use| using)?",
+  "stop using",
+  "invece di|piuttosto che|non più",
+  String.raw`statt|anstatt|nicht mehr|kein(?:e|en)? (?:\p{L}+ )?mehr`,
+  "au lieu de|plutôt que|plus de",
+  "en lugar de|en vez de|ya no",
+];
+/** "not X", "non X", "nicht X": only when X is distinctive or the sentence goes on with the replacement. */
+const NEGATION = "not|non|nicht|pas|don't use|do not use|never use";
+
+const strongPattern = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${STRONG.join("|")})\s+(?:the |il |la |lo |le |der |die |das |el |los |las )?${VALUE}`, "giu");
+const negationPattern = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${NEGATION})\s+(?:the |on |in |with |using |use |port |usare |usar |utiliser |utilizzare )?${VALUE}`, "giu");
+
+/** A value that cannot be a common word: it holds a digit or punctuation, or came quoted. */
+const distinctive = (value: string, quoted: boolean) => quoted || /[\p{N}._/:@+-]/u.test(value);
+
+const usable = (value: string) => value.length >= 2 && !STOPWORDS.has(value.toLowerCase());
+/** A plain word ends before the punctuation that closes its sentence ("tabs." is "tabs"). */
+const trimmed = (value: string) => value.replace(/[._/:@+-]+$/, "");
+
+/**
+ * The values `text` says are no longer wanted: "not 8080, use 8443" → 8080; "spaces instead of
+ * tabs" → tabs; "no more `lodash`" → lodash. A plain word after a bare "not" counts only when the
+ * sentence goes on past it (", use …") or ends there ("use spaces, not tabs").
+ */
+export function retiredValues(text: string): string[] {
+  const values = new Set<string>();
+  for (const m of text.matchAll(strongPattern)) {
+    const value = m[1] ?? m[2] ?? m[3] ?? (m[4] && trimmed(m[4]));
+    if (value && usable(value)) values.add(value.toLowerCase());
+  }
+  for (const m of text.matchAll(negationPattern)) {
+    const quoted = m[1] ?? m[2] ?? m[3];
+    const value = quoted ?? (m[4] && trimmed(m[4]));
+    if (!value || !usable(value)) continue;
+    // the sentence goes on with the replacement (", use …") or ends with what it turned down
+    const rest = text.slice((m.index ?? 0) + m[0].length);
+    const contrasted = /^\s*[,;]/.test(rest) || /^[.!]?\s*$/.test(rest);
+    if (distinctive(value, quoted !== undefined) || contrasted) values.add(value.toLowerCase());
+  }
+  return [...values];
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Whether `sentence` mentions `value` as a whole token, without itself saying it is not wanted. */
+export function statesValue(sentence: string, value: string): boolean {
+  const mentioned = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu").test(sentence);
+  return mentioned && !retiredValues(sentence).includes(value);
+}
+
+/** A text at a position in the conversation; later positions are later in time. */
+export interface Placed {
+  text: string;
+  at: number;
+}
+
+/**
+ * The items still current: an item is retired when a text placed after it names one of the
+ * values it states as no longer wanted.
+ */
+export function currentItems<T extends Placed>(items: readonly T[], corrections: readonly Placed[]): T[] {
+  const retirements = corrections.flatMap((c) => retiredValues(c.text).map((value) => ({ value, at: c.at })));
+  if (retirements.length === 0) return [...items];
+  return items.filter((item) => !retirements.some((r) => r.at > item.at && statesValue(item.text, r.value)));
+}

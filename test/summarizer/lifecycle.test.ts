@@ -1,0 +1,197 @@
+/**
+ * Issue 25, item 1: state with a lifecycle. On sessions written for these tests, where the user
+ * corrects a requirement, the assistant reverses a decision, and errors are fixed (verified by
+ * another command of the same kind, by a re-run that printed nothing) or only claimed fixed, the
+ * extractive summary, the coverage check on a correct model summary and the update of an older
+ * summary state none of the retired items as current.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { AgentMessage } from "../../src/format/message-types.js";
+import { convertToLlm } from "../../src/messages/convert.js";
+import { serializeConversation } from "../../src/messages/serialize.js";
+import { extractiveSummary } from "../../src/summarizer/extractive.js";
+import { checkKind, currentItems, retiredValues, statesValue } from "../../src/summarizer/lifecycle.js";
+import { guardSummary, splitGuardSections } from "../../src/summarizer/summary-guard.js";
+import { a, messageOf, tr, u } from "../helpers/paths.js";
+
+const transcript = (...messages: AgentMessage[]) => serializeConversation(convertToLlm(messages));
+const summarize = (conversation: string, previous?: string) =>
+  extractiveSummary(
+    `<conversation>\n${conversation}\n</conversation>\n\n${previous ? `<previous-summary>\n${previous}\n</previous-summary>\n\n` : ""}Summarize.`,
+    "history",
+  );
+const user = (text: string) => messageOf(u(text));
+const say = (text: string, calls?: { name: string; args?: Record<string, unknown> }[]) => messageOf(a(text, calls ? { calls } : {}));
+const bash = (command: string) => say("", [{ name: "bash", args: { command } }]);
+const result = (text: string, isError = false, tool = "bash") => messageOf(tr(text, tool, { isError }));
+const edit = (path: string) => say("", [{ name: "edit", args: { path, oldText: "a", newText: "b" } }]);
+
+function section(summary: string, heading: string): string[] {
+  const lines = summary.split("\n");
+  const start = lines.indexOf(heading);
+  if (start < 0) return [];
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^#{2,3} /.test(line)) break;
+    if (line.trim() && line.trim() !== "(none)") out.push(line);
+  }
+  return out;
+}
+/** Lines of the summary that state `value` as wanted (a line saying "not VALUE" does not). */
+const stating = (lines: readonly string[], value: string) => lines.filter((line) => statesValue(line, value));
+
+describe("the rules", () => {
+  it("finds what a correction turns down, and not ordinary negations", () => {
+    assert.deepEqual(retiredValues("No, not 8080, use 8443."), ["8080"]);
+    assert.deepEqual(retiredValues("Use spaces, not tabs."), ["tabs"]);
+    assert.deepEqual(retiredValues("Switching to SQLite instead of Redis."), ["redis"]);
+    assert.deepEqual(retiredValues("no more `lodash`"), ["lodash"]);
+    assert.deepEqual(retiredValues("Bitte nicht mehr Redis verwenden."), ["redis"]);
+    assert.deepEqual(retiredValues("non usare var, usa const"), ["var"]);
+    for (const plain of ["It's not working.", "The build is not ready yet.", "There are no tests.", "This is not a bug in the parser"]) {
+      assert.deepEqual(retiredValues(plain), [], plain);
+    }
+  });
+
+  it("tells checks of one kind apart from others", () => {
+    assert.deepEqual(["npx vitest run", "npm test", "npm run test:unit", "node --test a.test.ts"].map(checkKind), ["test", "test", "test", "test"]);
+    assert.deepEqual(["tsc --noEmit", "npm run typecheck", "npx eslint .", "npm run lint", "npm run build"].map(checkKind), ["typecheck", "typecheck", "lint", "lint", "build"]);
+    assert.equal(checkKind("ls -la"), undefined);
+  });
+
+  it("retires an item only by a later text that turns its value down", () => {
+    const items = [{ text: "Serve it on port 8080.", at: 1 }];
+    assert.deepEqual(currentItems(items, [{ text: "not 8080, use 8443", at: 2 }]), []);
+    assert.deepEqual(currentItems(items, [{ text: "not 8080, use 8443", at: 0 }]), items, "an earlier text does not");
+    assert.deepEqual(currentItems([{ text: "Use 8443, not 8080.", at: 1 }], [{ text: "not 8080", at: 2 }]).length, 1, "a sentence that itself turns it down stays");
+  });
+});
+
+const SESSION = transcript(
+  user("Build the status endpoint. Serve it on port 8080. Use tabs for indentation."),
+  say("I'll use Redis rather than an in-memory map because the counts must survive restarts.", [{ name: "read", args: { path: "src/server.ts" } }]),
+  result("export const app = createApp();", false, "read"),
+  edit("src/status.ts"),
+  result("Successfully replaced text in src/status.ts."),
+  bash("npx vitest run"),
+  result("FAIL test/status.test.ts > reports uptime\nAssertionError: expected 0 to be greater than 0", true),
+  user("No, not 8080, use 8443: 8080 is taken on the staging hosts."),
+  say("Switching to SQLite instead of Redis: the hosts have no Redis and a file survives restarts too."),
+  edit("src/status.ts"),
+  result("Successfully replaced text in src/status.ts."),
+  bash("npm test"),
+  result("# pass 14\n# fail 0"),
+  bash("npm run typecheck"),
+  result("src/status.ts(3,1): error TS2304: Cannot find name 'db'.", true),
+  edit("src/status.ts"),
+  result("Successfully replaced text in src/status.ts."),
+  bash("npm run typecheck"),
+  result("", false),
+  bash("npm run lint"),
+  result("src/status.ts:9:1 lint/style/noVar: use let or const", true),
+  edit("src/status.ts"),
+  result("Successfully replaced text in src/status.ts."),
+  say("Fixed the lint warning."),
+  say("", [{ name: "deploy", args: { target: "staging" } }]),
+  result("Deployment rejected by policy: the change window is closed until 18:00.", true, "deploy"),
+);
+
+describe("the extractive summary of a session with corrections, reversals and fixes", () => {
+  const summary = summarize(SESSION);
+
+  it("states the corrected port, never the old one, as a requirement or goal", () => {
+    const current = [...section(summary, "## Goal"), ...section(summary, "## Constraints & Preferences")];
+    assert.deepEqual(stating(current, "8080"), [], current.join("\n"));
+    assert.ok(current.some((line) => line.includes("8443")), current.join("\n"));
+    assert.ok(current.some((line) => /tabs for indentation/.test(line)), "an uncorrected constraint stays");
+  });
+
+  it("keeps the decision that stands and drops the reversed one", () => {
+    const decisions = section(summary, "## Key Decisions");
+    assert.deepEqual(stating(decisions, "redis"), [], decisions.join("\n"));
+    assert.ok(decisions.some((line) => /SQLite/.test(line)), decisions.join("\n"));
+  });
+
+  it("lists as Blocked only what is still broken, and tells a fix not re-run from a verified one", () => {
+    const blocked = section(summary, "### Blocked");
+    assert.equal(blocked.length, 2, blocked.join("\n"));
+    // vitest failed, npm test passed after: verified by another command of the same kind
+    assert.doesNotMatch(blocked.join("\n"), /vitest|reports uptime/);
+    // the typecheck re-run printed nothing and passed
+    assert.doesNotMatch(blocked.join("\n"), /TS2304/);
+    // the lint problem was edited and claimed fixed, but lint never ran again
+    assert.match(blocked.join("\n"), /npm run lint`: .*noVar.*\(changed since; not re-run\)/);
+    // a tool's own error flag makes an unfamiliar text an error
+    assert.match(blocked.join("\n"), /deploy: Deployment rejected by policy/);
+  });
+
+  it("an update drops what the new span corrected, reversed or fixed from the older summary", () => {
+    const older = summarize(
+      transcript(
+        user("Build the status endpoint. Serve it on port 8080."),
+        say("I'll use Redis rather than an in-memory map because the counts must survive restarts."),
+        bash("npm test"),
+        result("FAIL test/status.test.ts > reports uptime", true),
+      ),
+    );
+    assert.match(older, /8080/);
+    assert.match(section(older, "### Blocked").join("\n"), /npm test/);
+    const updated = summarize(
+      transcript(
+        user("Not 8080 after all, use 8443."),
+        say("Switching to SQLite instead of Redis."),
+        bash("npx vitest run"),
+        result("Test Files  3 passed (3)"),
+      ),
+      older,
+    );
+    const current = [...section(updated, "## Goal"), ...section(updated, "## Constraints & Preferences"), ...section(updated, "## Key Decisions")];
+    assert.deepEqual(stating(current, "8080"), [], current.join("\n"));
+    assert.deepEqual(stating(current, "redis"), [], current.join("\n"));
+    assert.deepEqual(section(updated, "### Blocked"), []);
+  });
+});
+
+describe("the coverage check on a correct summary", () => {
+  const CORRECT = [
+    "## Goal",
+    "Status endpoint on port 8443 (8080 is taken on staging); tabs for indentation.",
+    "## Progress",
+    "- Tests and the typecheck pass. The lint problem noVar in src/status.ts was edited but lint has not run again.",
+    "- The deploy was rejected by policy until 18:00.",
+    "## Key Decisions",
+    "- SQLite for the counts: the hosts have no Redis.",
+  ].join("\n");
+  const estimate = (text: string) => Math.ceil(text.length / 4);
+
+  it("adds no retired requirement, reversed decision or fixed error", () => {
+    const guarded = guardSummary({ summary: CORRECT, conversation: SESSION, modifiedFiles: ["src/status.ts"] }, { verbatimRequests: false }, estimate);
+    const added = guarded.coverage?.added ?? [];
+    const wrong = added.filter(
+      (item) =>
+        (item.kind !== "error" && (statesValue(item.text, "8080") || statesValue(item.text, "redis"))) ||
+        (item.kind === "error" && /vitest|TS2304/.test(item.text)),
+    );
+    assert.deepEqual(wrong, []);
+  });
+
+  it("stops carrying a constraint an earlier check appended once the user corrects it", () => {
+    const first = guardSummary(
+      { summary: "## Goal\nA status endpoint.", conversation: transcript(user("Serve it on port 8080, always."), user("Now add the uptime field.")), modifiedFiles: [] },
+      { verbatimRequests: false },
+      estimate,
+    );
+    const carried = splitGuardSections(first.text).carried;
+    assert.ok(carried.some((item) => item.text.includes("8080")), "the first check appended it");
+    const next = guardSummary(
+      { summary: "## Goal\nA status endpoint on 8443.", conversation: transcript(user("No, not 8080, use 8443.")), modifiedFiles: [], previous: { requests: [], carried } },
+      { verbatimRequests: false },
+      estimate,
+    );
+    assert.deepEqual(
+      (next.coverage?.added ?? []).filter((item) => statesValue(item.text, "8080")),
+      [],
+    );
+  });
+});
