@@ -63,12 +63,12 @@ const words = (alternatives: string) => new RegExp(`(?<![\\p{L}\\p{N}])(?:${alte
 
 const CONSTRAINT = words(
   [
-    "must(?:n't)?|should(?:n't)?|don't|don’t|do not|never|always|prefer(?:red|s)?|make sure|avoid|need to|needs to|have to|has to|required?|without|no new|leave (?:\\S+ ){0,4}alone",
+    "must(?:n't)?|should(?:n't)?|don't|don’t|do not|never|always|prefer(?:red|s)?|make sure|avoid|need to|needs to|have to|has to|required?|without|no new|leave (?:\\S+ ){0,4}alone|important(?=:)",
     // "non" only before a word: "non usare …", not "non-root"
     "deve|devono|devi|dobbiamo|bisogna|non(?= \\p{L})|mai|sempre|preferisc\\p{L}*|evita\\p{L}*|assicurati|solo",
     "debe|deben|nunca|siempre|prefiero|asegúrate",
     "doit|doivent|jamais|toujours|préfère|évite\\p{L}*|seulement",
-    "muss|müssen|soll|sollte|nie|niemals|immer|bevorzug\\p{L}*|vermeide\\p{L}*|nur",
+    "muss|müssen|soll|sollte|nie|niemals|immer|bevorzug\\p{L}*|vermeide\\p{L}*|nur|keine?[nmrs]?|wichtig(?=:)",
   ].join("|"),
 );
 const DECISION = words(

@@ -122,9 +122,8 @@ function criticalItems(facts: ConversationFacts, parsed: ParsedPrompt): string[]
   items.push(...parsed.additionalContext);
   const question = lastQuestion(facts.finalAnswer);
   if (question) items.push(`Question awaiting the user's answer: ${question}`);
-  const { modified, read } = fileLists(facts);
-  items.push(...modified.map((path) => `Modified: ${codeSpan(path, 280)}`));
-  items.push(...read.map((path) => `Read: ${codeSpan(path, 280)}`));
+  // Files only read are left to the <read-files> list every compaction (pi's, oh-my-pi's, bonsai's) appends: said once.
+  items.push(...fileLists(facts).modified.map((path) => `Modified: ${codeSpan(path, 280)}`));
   const commands = uniqueLast(facts.commands, (r) => r.command, MAX_COMMANDS);
   items.push(...commands.map((run) => `Command${run.ok ? "" : " (failed)"}: ${codeSpan(run.command, 260)}`));
   return items;
@@ -190,6 +189,8 @@ const ALIASES: Record<string, string> = {
 function olderItem(title: string, item: string, facts: ConversationFacts): string | undefined {
   if (title === SECTION.goal || title === SECTION.constraints) return stillStated(item, facts, "user");
   if (title === SECTION.decisions) return stillStated(item, facts, "anyone");
+  // an older summary's read files: its <read-files> list, which the compaction carries, says them
+  if (title === SECTION.critical && item.startsWith("Read: ")) return undefined;
   if (title === SECTION.blocked) {
     const command = /^`([^`]+)`/.exec(item)?.[1];
     const kind = command && checkKind(command);
@@ -217,11 +218,11 @@ function mergeSummaries(older: readonly string[], current: Items, facts?: Conver
       const holding = facts ? items.flatMap((item) => olderItem(key, item, facts) ?? []) : items;
       absorb(title, holding, REFRESHED.has(key));
     }
-    const files = [
-      ...parsed.modifiedFiles.map((p) => `Modified: ${codeSpan(p, 280)}`),
-      ...parsed.readFiles.map((p) => `Read: ${codeSpan(p, 280)}`),
-    ];
-    absorb(SECTION.critical, files, false);
+    absorb(
+      SECTION.critical,
+      parsed.modifiedFiles.map((p) => `Modified: ${codeSpan(p, 280)}`),
+      false,
+    );
   }
   for (const [title, items] of current) absorb(title, items, REFRESHED.has(title));
   return merged;
@@ -250,14 +251,13 @@ function branchSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
 
 function turnPrefixSummary(facts: ConversationFacts): string {
   const request = facts.requests[0] ?? facts.lastRequest;
-  const { modified, read } = fileLists(facts);
+  const { modified } = fileLists(facts);
   const lastText = facts.assistantTexts[facts.assistantTexts.length - 1];
   const context = [
     // The request above is condensed; its rules are kept whole.
     ...currentConstraints(facts).map((rule) => `Constraint: ${rule}`),
     ...(lastText ? [`Last assistant message: ${condense(lastText, 280)}`] : []),
     ...modified.map((path) => `Modified: ${codeSpan(path, 280)}`),
-    ...read.map((path) => `Read: ${codeSpan(path, 280)}`),
     ...uniqueLast(facts.commands, (r) => r.command, 5).map((r) => `Command${r.ok ? "" : " (failed)"}: ${codeSpan(r.command, 260)}`),
   ];
   const items: Items = new Map([

@@ -10,6 +10,7 @@ import { COVERAGE_HEADING, type CoverageItem, type CoverageReport, checkCoverage
 import {
   DEFAULT_USER_REQUESTS_TOKENS,
   type EstimateTokens,
+  foldSimilar,
   mergeUserRequests,
   parseUserRequests,
   renderUserRequests,
@@ -111,8 +112,8 @@ export function guardSummary(input: GuardInput, settings: GuardSettings, estimat
     );
   let requestSection = "";
   if (settings.verbatimRequests !== false) {
-    const merged = mergeUserRequests(userRequests(parts), previousRequests);
-    requestSection = renderUserRequests(merged, cap(settings.requestTokens ?? DEFAULT_USER_REQUESTS_TOKENS, REQUESTS_SHARE, REQUESTS_BUDGET_SHARE), estimate).text;
+    const { requests, similar } = foldSimilar(mergeUserRequests(userRequests(parts), previousRequests));
+    requestSection = renderUserRequests(requests, cap(settings.requestTokens ?? DEFAULT_USER_REQUESTS_TOKENS, REQUESTS_SHARE, REQUESTS_BUDGET_SHARE), estimate, similar).text;
   }
   const sections = [input.summary.trim()];
   let coverage: CoverageReport | undefined;

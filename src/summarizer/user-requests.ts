@@ -43,6 +43,50 @@ export function mergeUserRequests(spanRequests: readonly string[], previous: rea
   return out;
 }
 
+/** Standalone numbers of a request ("module 7", "#12"), not the digits inside a name (`oldName0`). */
+const NUMBER = /(?<![\p{L}\p{N}_])\d+(?![\p{L}\p{N}_])/gu;
+/** A request with its standalone numbers written as `#`: "check module 7" and "check module 12" say the same. */
+const shape = (text: string) => key(text).replace(NUMBER, "#");
+/** Fewer repeats than this are not noise: two requests that differ in a number are two tasks. */
+const MIN_FOLDED = 3;
+
+/** Earlier requests a kept one stands for: how many, and the numbers they named. */
+export interface Folded {
+  count: number;
+  numbers: string[];
+}
+
+/**
+ * Requests (newest first) with runs of near-duplicates folded into the newest of them: requests
+ * that differ only in standalone numbers ("Also check module number 7", "… number 12"), when at
+ * least three say the same. Returns the requests kept and, for each one that stands for earlier
+ * ones, how many and the numbers they named, so no task is lost.
+ */
+export function foldSimilar(requests: readonly string[]): { requests: string[]; similar: Map<string, Folded> } {
+  const byShape = new Map<string, string[]>();
+  for (const request of requests) {
+    const s = shape(request);
+    byShape.set(s, [...(byShape.get(s) ?? []), request]);
+  }
+  const similar = new Map<string, Folded>();
+  const kept = requests.filter((request) => {
+    const group = byShape.get(shape(request)) ?? [request];
+    if (group.length < MIN_FOLDED || !shape(request).includes("#")) return true;
+    if (group[0] !== request) return false;
+    const numbers = group.slice(1).flatMap((r) => (r.match(NUMBER) ?? []).join("/"));
+    similar.set(request, { count: group.length - 1, numbers });
+    return true;
+  });
+  return { requests: kept, similar };
+}
+
+/** The line under a kept request that stands for earlier ones. */
+function foldedNote(folded: Folded): string {
+  const shown = folded.numbers.slice(0, 40).join(", ");
+  const more = folded.numbers.length > 40 ? ", …" : "";
+  return `_(and ${folded.count} earlier request${folded.count === 1 ? "" : "s"} like it, for ${shown}${more})_`;
+}
+
 const quote = (text: string) =>
   text
     .split("\n")
@@ -76,7 +120,12 @@ function clipTo(text: string, tokens: number, estimate: EstimateTokens): string 
  * first one that does not fit clipped (when enough room is left), the rest counted in a marker.
  * Empty when there are no requests.
  */
-export function renderUserRequests(requests: readonly string[], budget: number, estimate: EstimateTokens): RenderedRequests {
+export function renderUserRequests(
+  requests: readonly string[],
+  budget: number,
+  estimate: EstimateTokens,
+  similar: ReadonlyMap<string, Folded> = new Map(),
+): RenderedRequests {
   if (requests.length === 0) return { text: "", quoted: 0, clipped: 0 };
   const marker = (omitted: number) => `_(${omitted} older request${omitted === 1 ? "" : "s"} left out to stay within ${budget} tokens)_`;
   const whole = requests.reduce((n, r) => n + estimate(quote(r)) + 1, estimate(USER_REQUESTS_HEADING));
@@ -87,7 +136,8 @@ export function renderUserRequests(requests: readonly string[], budget: number, 
   let quoted = 0;
   let index = 0;
   for (; index < requests.length; index++) {
-    const block = quote(requests[index]);
+    const folded = similar.get(requests[index]);
+    const block = folded ? `${quote(requests[index])}\n\n${foldedNote(folded)}` : quote(requests[index]);
     const cost = estimate(block) + 1;
     if (used + cost <= limit) {
       blocks.push(block);

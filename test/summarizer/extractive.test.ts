@@ -200,7 +200,7 @@ describe("extractive summary rules", () => {
     assert.deepEqual(section(summary, "### In Progress"), ["- [ ] Selector colors"], "kept while nothing newer replaces it");
     const critical = section(summary, "## Critical Context");
     assert.ok(critical.includes("- Modified: `src/theme.ts`"));
-    assert.ok(critical.includes("- Read: `docs/theme.md`"));
+    assert.ok(!critical.some((line) => line.startsWith("- Read:")), "files only read are the <read-files> list's, not said twice");
     assert.deepEqual(section(summary, "## Additional Notes"), ["- The user works on macOS"]);
     assert.equal(summary.match(/^## Goal$/gm)?.length, 1);
   });

@@ -195,3 +195,31 @@ describe("the coverage check on a correct summary", () => {
     );
   });
 });
+
+describe("near-duplicate requests", () => {
+  it("fold into the newest, naming the numbers of the earlier ones, only when three or more say the same", async () => {
+    const { foldSimilar } = await import("../../src/summarizer/user-requests.js");
+    const repeated = Array.from({ length: 39 }, (_, i) => `Also check module number ${39 - i}.`); // newest first
+    const { requests, similar } = foldSimilar(["Ship it.", ...repeated, "Rename `oldName1` to `newName1`.", "Rename `oldName0` to `newName0`."]);
+    assert.deepEqual(requests, ["Ship it.", "Also check module number 39.", "Rename `oldName1` to `newName1`.", "Rename `oldName0` to `newName0`."]);
+    assert.deepEqual(similar.get("Also check module number 39."), { count: 38, numbers: Array.from({ length: 38 }, (_, i) => String(38 - i)) });
+    assert.deepEqual(foldSimilar(["Fix issue #12.", "Fix issue #7."]).requests, ["Fix issue #12.", "Fix issue #7."], "two are two tasks");
+  });
+
+  it("take a fraction of the requests section", () => {
+    const estimate = (text: string) => Math.ceil(text.length / 4);
+    const parts = transcript(...Array.from({ length: 39 }, (_, i) => user(`Also check module number ${i + 1} for the deprecated API.`)));
+    const guarded = guardSummary({ summary: "## Goal\nCheck every module.", conversation: parts, modifiedFiles: [] }, { coverageCheck: false }, estimate);
+    assert.equal(guarded.text.match(/^> Also check module number/gm)?.length, 1);
+    assert.match(guarded.text, /and 38 earlier requests like it, for 38, 37, .*, 1\)/);
+  });
+});
+
+describe("constraints as users state them", () => {
+  it("'Important: …' and German 'keine …' are rules", async () => {
+    const { constraintSentences } = await import("../../src/summarizer/extractive-facts.js");
+    assert.deepEqual(constraintSentences(["Important: use tabs for indentation in every file."]), ["Important: use tabs for indentation in every file."]);
+    assert.deepEqual(constraintSentences(["Bitte keine globalen Variablen verwenden."]), ["Bitte keine globalen Variablen verwenden."]);
+    assert.deepEqual(constraintSentences(["It is important to me that you explain it well enough."]), [], "'important' only as a label");
+  });
+});
