@@ -6,7 +6,7 @@
  */
 import type { AgentMessage } from "../format/message-types.js";
 import { type FileLists, isFromExtension } from "../format/entry-types.js";
-import { fileToolCall } from "../summarizer/file-tools.js";
+import { fileToolCalls } from "../summarizer/file-tools.js";
 
 export interface FileOps {
   read: Set<string>;
@@ -26,8 +26,7 @@ export function extractFileOpsFromMessage(message: AgentMessage, ops: FileOps): 
   for (const block of message.content) {
     if (block?.type !== "toolCall") continue;
     if (typeof block.name !== "string") continue;
-    const call = fileToolCall(block.name, block.arguments as Record<string, unknown> | undefined);
-    if (call) ops[TOOL_KIND[call.kind]].add(call.path);
+    for (const call of fileToolCalls(block.name, block.arguments as Record<string, unknown> | undefined)) ops[TOOL_KIND[call.kind]].add(call.path);
   }
 }
 

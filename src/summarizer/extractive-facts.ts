@@ -5,7 +5,7 @@
  * translated or rephrased), so the summary keeps the conversation's language. Pure functions.
  */
 import { parseToolCalls, type TranscriptPart } from "./extractive-parse.js";
-import { fileToolCall, fileToolKind } from "./file-tools.js";
+import { commandText, fileToolCalls, fileToolKind } from "./file-tools.js";
 import { type CheckKind, checkKind, currentItems, type Placed, retiredValues } from "./lifecycle.js";
 import { checksOf, isInjectedPrompt, isLogLine, linesOutsideFences, proseOf } from "./user-text.js";
 
@@ -255,7 +255,7 @@ export function isInspection(command: string): boolean {
 }
 
 /** Tools that run a shell command (`command` argument). */
-const SHELL_TOOLS = new Set(["bash", "shell", "exec", "run_command", "run_terminal_cmd", "terminal"]);
+const SHELL_TOOLS = new Set(["bash", "shell", "local_shell", "exec", "exec_command", "container.exec", "run_command", "run_terminal_cmd", "terminal"]);
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "(failed)";
@@ -280,7 +280,7 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
     for (let i = errors.length - 1; i >= 0; i--) if (errors[i].key === key || (kind && errors[i].kind === kind)) errors.splice(i, 1);
   };
   /** calls waiting for their results, in order, with the records their outcome updates */
-  let pending: { name: string; args: Record<string, unknown>; op?: FileOperation; run?: CommandRun }[] = [];
+  let pending: { name: string; args: Record<string, unknown>; ops: FileOperation[]; op?: FileOperation; run?: CommandRun }[] = [];
   let lastUserIndex = -1;
   let lastAnswerIndex = -1;
 
@@ -313,15 +313,17 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
         break;
       case "toolCalls":
         pending = parseToolCalls(part.text).map((call) => {
-          const entry: (typeof pending)[number] = { ...call };
-          const file = fileToolCall(call.name, call.args);
+          const entry: (typeof pending)[number] = { ...call, ops: [] };
           // Optimistic until a result says otherwise: a call whose result is missing still happened.
-          if (file) {
-            entry.op = { path: file.path, kind: file.kind, ok: true };
-            facts.fileOps.push(entry.op);
+          for (const file of fileToolCalls(call.name, call.args)) {
+            const op: FileOperation = { path: file.path, kind: file.kind, ok: true };
+            entry.ops.push(op);
+            facts.fileOps.push(op);
           }
-          if (SHELL_TOOLS.has(call.name.toLowerCase()) && typeof call.args.command === "string") {
-            entry.run = { command: call.args.command, ok: true };
+          entry.op = entry.ops[0];
+          const command = SHELL_TOOLS.has(call.name.toLowerCase()) && entry.ops.length === 0 ? commandText(call.args.command ?? call.args.cmd) : undefined;
+          if (command !== undefined) {
+            entry.run = { command, ok: true };
             facts.commands.push(entry.run);
           }
           return entry;
@@ -348,7 +350,7 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
           if (call.op && call.op.kind !== "read") for (const error of errors) if (error.kind) error.changedSince = true;
           break;
         }
-        if (call.op) call.op.ok = false;
+        for (const op of call.ops) op.ok = false;
         if (call.run) call.run.ok = false;
         const subject = call.run ? codeSpan(call.run.command, 80) : call.op ? `${call.name} ${codeSpan(call.op.path)}` : call.name;
         resolve(key); // the same check failing again: its newest failure is the one that stands

@@ -76,3 +76,45 @@ export function fileToolCall(
   const path = fileToolPath(args);
   return path ? { kind, path } : undefined;
 }
+
+/** Tools that take a whole patch in the `*** Update File: path` format (Codex's `apply_patch`, OpenCode's `patch`). */
+const PATCH_TOOLS = new Set(["apply_patch", "applypatch", "patch"]);
+/** Argument names that carry such a patch. */
+const PATCH_ARGUMENTS = ["input", "patch", "patchText", "patch_text", "diff"] as const;
+const PATCH_FILE = /^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$/gm;
+
+/** The files a patch in the `*** Begin Patch` format changes: added ones written, updated, moved and deleted ones edited. */
+export function patchedFiles(patch: string): { kind: FileToolKind; path: string }[] {
+  const files: { kind: FileToolKind; path: string }[] = [];
+  for (const m of patch.matchAll(PATCH_FILE)) {
+    const path = m[2] ?? m[3];
+    const kind: FileToolKind = m[1] === "Add" ? "write" : "edit";
+    if (path && !files.some((f) => f.path === path)) files.push({ kind, path });
+  }
+  return files;
+}
+
+/** A shell tool's command as one line: a string as is; an argument array (Codex's `shell`) as what it runs. */
+export function commandText(command: unknown): string | undefined {
+  if (typeof command === "string") return command;
+  if (!Array.isArray(command) || !command.every((word) => typeof word === "string")) return undefined;
+  const words = command as string[];
+  // ["bash", "-lc", "npm test"]: the script is the command
+  if (words.length === 3 && /^(?:ba|z|da)?sh$/.test(words[0].replace(/^.*\//, "")) && /^-l?c$/.test(words[1])) return words[2];
+  return words.join(" ");
+}
+
+/**
+ * Every file a call reads or changes: one for the file tools above, each file of a patch for the
+ * patch tools, and the patch of a shell call that runs `apply_patch` (Codex writes both).
+ */
+export function fileToolCalls(name: string, args: Readonly<Record<string, unknown>> | undefined): { kind: FileToolKind; path: string }[] {
+  if (PATCH_TOOLS.has(name.toLowerCase())) {
+    const patch = PATCH_ARGUMENTS.map((key) => args?.[key]).find((value): value is string => typeof value === "string");
+    return patch ? patchedFiles(patch) : [];
+  }
+  const command = args?.command;
+  if (Array.isArray(command) && command[0] === "apply_patch" && typeof command[1] === "string") return patchedFiles(command[1]);
+  const one = fileToolCall(name, args);
+  return one ? [one] : [];
+}

@@ -223,3 +223,33 @@ describe("constraints as users state them", () => {
     assert.deepEqual(constraintSentences(["It is important to me that you explain it well enough."]), [], "'important' only as a label");
   });
 });
+
+describe("every agent's edits and shells", () => {
+  const PATCH = "*** Begin Patch\n*** Update File: src/app.ts\n@@\n-a\n+b\n*** Add File: src/new.ts\n+x\n*** Delete File: src/old.ts\n*** End Patch";
+
+  it("apply_patch and a Codex-style shell with an argument array are tracked like edits and commands", () => {
+    const summary = summarize(
+      transcript(
+        user("Port the server to the new router and keep the tests green."),
+        say("", [{ name: "apply_patch", args: { input: PATCH } }]),
+        result("Success. Updated the following files:\nM src/app.ts\nA src/new.ts\nD src/old.ts", false, "apply_patch"),
+        say("", [{ name: "shell", args: { command: ["bash", "-lc", "npm test"] } }]),
+        result("FAIL test/app.test.ts > routes\nAssertionError: expected 404 to be 200", true, "shell"),
+        say("", [{ name: "shell", args: { command: ["apply_patch", PATCH.replace("src/new.ts", "src/router.ts")] } }]),
+        result("Success.", false, "shell"),
+        say("I decided to mount the router before the static files because the catch-all swallowed the API routes."),
+      ),
+    );
+    const done = section(summary, "### Done").join("\n");
+    for (const path of ["src/app.ts", "src/new.ts", "src/old.ts", "src/router.ts"]) assert.match(done, new RegExp(path.replace(".", "\\.")), `${path} in Done`);
+    assert.match(section(summary, "### Blocked").join("\n"), /`npm test`: FAIL test\/app\.test\.ts > routes \(changed since; not re-run\)/);
+    assert.match(section(summary, "## Key Decisions").join("\n"), /mount the router before the static files/);
+  });
+
+  it("the compaction's file lists hold a patch's files too", async () => {
+    const { createFileOps, extractFileOpsFromMessage } = await import("../../src/compaction/file-ops.js");
+    const ops = createFileOps();
+    extractFileOpsFromMessage(a("", { calls: [{ name: "apply_patch", args: { input: PATCH } }] }).message as AgentMessage, ops);
+    assert.deepEqual([[...ops.written], [...ops.edited].sort()], [["src/new.ts"], ["src/app.ts", "src/old.ts"]]);
+  });
+});
