@@ -36,9 +36,16 @@ export function lostFactLines(summarizer: string, lost: readonly { kind: string;
   return lines;
 }
 
+/** Negative facts stated as current over all rounds, with the raw text's count beside it. */
+function wrongCell(rounds: readonly RoundScore[]): string {
+  const all = rounds.reduce((n, r) => n + r.wrong.count, 0);
+  const raw = rounds.reduce((n, r) => n + r.wrong.raw, 0);
+  return `${all} (${raw})`;
+}
+
 export function formatEvalTable(report: EvalReport, c: Colors): string {
   const rows: string[][] = [
-    ["session", "summarizer", "kept r1", `kept r${report.rounds}`, "facts", "tokens", "growth", "compression", "coverage+", "time", "cost", "judge"],
+    ["session", "summarizer", "kept r1", `kept r${report.rounds}`, `raw r${report.rounds}`, "facts", "wrong", "tokens", "growth", "compression", "coverage+", "time", "cost", "judge"],
   ];
   const errors: string[] = [];
   const missing: string[] = [];
@@ -49,7 +56,7 @@ export function formatEvalTable(report: EvalReport, c: Colors): string {
       const name = shortName(session.file);
       if (result.error) errors.push(`${name} ${result.summarizer}: ${result.error}`);
       if (!first || !last) {
-        rows.push([name, result.summarizer, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"]);
+        rows.push([name, result.summarizer, ...Array.from({ length: 12 }, () => "-")]);
         continue;
       }
       rows.push([
@@ -57,7 +64,9 @@ export function formatEvalTable(report: EvalReport, c: Colors): string {
         result.summarizer,
         percent(first.retention),
         `${percent(last.retention)}${result.rounds.length < report.rounds ? ` (r${last.round})` : ""}`,
+        percent(last.raw.retention),
         `${last.found}/${last.facts}`,
+        wrongCell(result.rounds),
         `${first.summaryTokens}→${last.summaryTokens}`,
         `${last.growth.toFixed(2)}x`,
         `${mean(result.rounds.map((r) => r.compression)).toFixed(1)}x`,
@@ -77,6 +86,8 @@ export function formatEvalTable(report: EvalReport, c: Colors): string {
   lines.push(
     "",
     c.dim("kept: share of the span's facts (files, identifiers, errors, constraints, decisions, request, question) found in the summary"),
+    c.dim("raw: the same in the summarizer's own text, without the file lists and the sections bonsai appends"),
+    c.dim("wrong: things --facts says must not be stated as current that a summary states, over all rounds (raw text in parentheses)"),
     c.dim("tokens, growth: summary tokens in round 1 and the last round; time and cost: per compaction; coverage+: facts the coverage check appended"),
   );
   if (missing.length > 0) lines.push("", ...missing.map((m) => c.dim(m)));

@@ -8,7 +8,7 @@ import type { AgentMessage } from "../format/message-types.js";
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
 import { normalizeForMatch } from "../summarizer/coverage.js";
-import { constraintSentences, decisionSentences, extractFacts, lastQuestion } from "../summarizer/extractive-facts.js";
+import { currentConstraints, currentDecisions, extractFacts, lastQuestion } from "../summarizer/extractive-facts.js";
 import { parseTranscript } from "../summarizer/extractive-parse.js";
 
 export type FactKind = "file" | "identifier" | "error" | "constraint" | "decision" | "request" | "question";
@@ -54,8 +54,9 @@ export function spanFacts(messages: readonly AgentMessage[]): EvalFact[] {
   add("file", facts.fileOps.filter((op) => op.kind !== "read").map((op) => op.path));
   add("identifier", facts.requests.flatMap(identifiers));
   add("error", facts.openErrors.map((e) => e.line));
-  add("constraint", constraintSentences(facts.requests));
-  add("decision", decisionSentences(facts.assistantTexts));
+  // only what still holds at the cut: a corrected requirement or a reversed decision is not a fact to keep
+  add("constraint", currentConstraints(facts));
+  add("decision", currentDecisions(facts));
   if (facts.lastRequest) add("request", [requestProbe(facts.lastRequest)]);
   const question = lastQuestion(facts.finalAnswer);
   if (question) add("question", [question]);

@@ -14,6 +14,7 @@ import type { Summarizer } from "../summarizer/types.js";
 import { type EvalFact, type FactKind, type KindScore, scoreRetention, spanFacts } from "./eval-facts.js";
 import { type JudgeScores, judgeSummary } from "./eval-judge.js";
 import { compactionPoints, messagesBefore, type RoundResult, runRounds } from "./eval-rounds.js";
+import { type NegativeFact, negativesAtCut, rawSummary, wronglyStated } from "./eval-truth.js";
 import { type LazySummarizer, resolveSummarizer } from "./lazy-summarizer.js";
 import { readTarget, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
 
@@ -28,6 +29,8 @@ export interface EvalSession {
   target: SessionTarget;
   /** scored instead of the facts extracted from the span */
   facts?: readonly KnownFact[];
+  /** what a summary must not state as current (a corrected requirement, a reversed decision, a fixed error) */
+  mustNotState?: readonly NegativeFact[];
 }
 
 export interface EvalSummarizer {
@@ -72,6 +75,10 @@ export interface RoundScore {
   costUsd: number;
   /** facts the coverage check appended */
   coverageAdded: number;
+  /** retention in the summarizer's own text, without the file lists and the guard's sections */
+  raw: { retention: number; found: number };
+  /** negative facts the summary states as current (in the raw text: `raw`) */
+  wrong: { count: number; raw: number; texts: string[] };
   judge?: JudgeScores;
 }
 
@@ -105,9 +112,19 @@ export function factsAtCut(path: readonly SessionEntry[], facts: readonly KnownF
     .map(({ kind, text }) => ({ kind, text }));
 }
 
-export function scoreRound(path: readonly SessionEntry[], round: RoundResult, first: RoundResult | undefined, known?: readonly KnownFact[]): RoundScore {
+export function scoreRound(
+  path: readonly SessionEntry[],
+  round: RoundResult,
+  first: RoundResult | undefined,
+  known?: readonly KnownFact[],
+  negatives: readonly NegativeFact[] = [],
+): RoundScore {
   const facts = known ? factsAtCut(path, known, round.cutIndex) : spanFacts(messagesBefore(path, round.cutIndex));
   const score = scoreRetention(round.summary, facts);
+  const raw = rawSummary(round.summary);
+  const rawScore = scoreRetention(raw, facts);
+  const applying = negativesAtCut(new Map(path.map((entry, i) => [entry.id, i])), negatives, round.cutIndex);
+  const wrong = wronglyStated(round.summary, applying);
   return {
     round: round.round,
     leafId: round.leafId,
@@ -123,6 +140,8 @@ export function scoreRound(path: readonly SessionEntry[], round: RoundResult, fi
     ms: round.ms,
     costUsd: round.costUsd,
     coverageAdded: round.coverageAdded,
+    raw: { retention: rawScore.retention, found: rawScore.found },
+    wrong: { count: wrong.length, raw: wronglyStated(raw, applying).length, texts: wrong.map((fact) => fact.text) },
   };
 }
 
@@ -175,7 +194,7 @@ export async function evaluateSummaries(
             },
           });
           for (const round of results) {
-            const score = scoreRound(path, round, results[0], spec.facts);
+            const score = scoreRound(path, round, results[0], spec.facts, spec.mustNotState);
             if (judge) {
               const conversation = serializeConversation(convertToLlm(messagesBefore(path, round.cutIndex)));
               score.judge = await judgeSummary(judge, round.summary, conversation, options.signal);

@@ -18,8 +18,8 @@ describe("bonsai eval", () => {
     const run = await runBonsai(["eval", "examples/coding-session.jsonl"]);
     assert.equal(run.code, 0, run.stderr);
     const [header, row] = run.stdout.split("\n");
-    assert.match(header, /^session\s+summarizer\s+kept r1\s+kept r3\s+facts\s+tokens\s+growth\s+compression\s+coverage\+\s+time\s+cost\s+judge$/);
-    assert.match(row, /coding-session\.jsonl\s+extractive\s+\d+\.\d%\s+\d+\.\d%\s+\d+\/\d+\s+\d+→\d+\s+\d\.\d\dx/);
+    assert.match(header, /^session\s+summarizer\s+kept r1\s+kept r3\s+raw r3\s+facts\s+wrong\s+tokens\s+growth\s+compression\s+coverage\+\s+time\s+cost\s+judge$/);
+    assert.match(row, /coding-session\.jsonl\s+extractive\s+\d+\.\d%\s+\d+\.\d%\s+\d+\.\d%\s+\d+\/\d+\s+0 \(0\)\s+\d+→\d+\s+\d\.\d\dx/);
     assert.equal(run.stderr, "", "no progress bar and no notice when stderr is not a terminal");
     assert.deepEqual(readFileSync(EXAMPLE), before);
   });

@@ -4,7 +4,9 @@
  * scores the summaries (fact retention, judge probes, compression, growth, time, cost). Nothing
  * is written. The work is evaluateSummaries' (ops/eval.ts); this parses the flags and prints.
  */
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { type FactsFile, parseFactsFile } from "../../ops/eval-truth.js";
 import { evaluateSummaries, type EvalSummarizer } from "../../ops/eval.js";
 import { parseSummarizerSpec, selectSummarizer } from "../../summarizer/select.js";
 import { SummarizerConfigError } from "../../summarizer/types.js";
@@ -14,6 +16,7 @@ import { CliError, colors, print, printJson, runAction, runInterruptible, warn }
 
 interface CommandOptions {
   summarizer: string[];
+  facts?: string;
   rounds: number;
   at?: string;
   judge?: string;
@@ -25,6 +28,21 @@ interface CommandOptions {
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** The facts file of --facts, read and checked; a bad one is one line naming the file and field. */
+function readFacts(path: string): FactsFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new CliError(`--facts: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  try {
+    return parseFactsFile(text, path);
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}
 
 /** The summarizers to compare, each made only when its first round starts. */
 export function evalSummarizers(specs: readonly string[], redact: boolean): EvalSummarizer[] {
@@ -48,7 +66,8 @@ export function register(program: Command): void {
     .option("--summarizer <spec>", "extractive, model:provider/id, base-url:URL[#model-id] or remote:URL (repeat to compare; default extractive)", collect, [])
     .option("--rounds <n>", "chained compactions per session, with new work between them", positiveInteger, 3)
     .option("--at <id>", "the first compaction with the leaf at this entry (default: where an agent would compact)")
-    .option("--judge <provider/id>", "a model that answers probe questions from each summary and grades them 0-5")
+    .option("--judge <spec>", "a model that answers probe questions from each summary and grades them 0-5: provider/id, or base-url:URL[#model-id] for any OpenAI-compatible server")
+    .option("--facts <file>", "score these facts instead of the ones extracted from the span, and count what must not be stated as current (docs/summarizers.md)")
     .option("--keep-recent <tokens>", "estimated tokens kept verbatim (default: 10% of the branch)", nonNegativeInteger)
     .option("--no-verbatim", "leave out the verbatim user-requests section")
     .option("--no-coverage", "skip the coverage check")
@@ -62,7 +81,8 @@ export function register(program: Command): void {
         const judge = judgeSpec
           ? async () => {
               try {
-                return await selectSummarizer({ model: judgeSpec, redact, onNotice: warn });
+                const choice = judgeSpec.includes(":") ? parseSummarizerSpec(judgeSpec) : { model: judgeSpec };
+                return await selectSummarizer({ ...choice, redact, onNotice: warn });
               } catch (error) {
                 if (error instanceof SummarizerConfigError) throw new CliError(`--judge: ${error.message}`);
                 throw error;
@@ -72,7 +92,9 @@ export function register(program: Command): void {
         await runInterruptible(async (signal) => {
           const bar = progressBar();
           try {
-            const report = await evaluateSummaries(sessions, summarizers, {
+            const known = options.facts ? readFacts(options.facts) : undefined;
+            const targets = known ? sessions.map((target) => ({ target, facts: known.facts, mustNotState: known.mustNotState })) : sessions;
+            const report = await evaluateSummaries(targets, summarizers, {
               rounds: options.rounds,
               ...(options.at !== undefined ? { at: options.at } : {}),
               ...(options.keepRecent !== undefined ? { keepRecentTokens: options.keepRecent } : {}),
