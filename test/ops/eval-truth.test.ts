@@ -43,7 +43,7 @@ function plantedSession(file: string): { ids: Record<string, string> } {
   return { ids };
 }
 
-const scripted = (text: string): Summarizer => ({ name: "scripted", summarize: async () => ({ text }) });
+const scripted = (text: string): Summarizer => ({ name: "scripted", contextWindow: 0, reasoning: false, summarize: async () => ({ text }) });
 
 describe("the parts of the score", () => {
   it("the raw text leaves out the file lists and the guard's sections", () => {
