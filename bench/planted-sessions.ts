@@ -6,7 +6,11 @@
  * decides something and says why, runs checks that fail and later pass, and ends the chapter with a
  * question. Every fact a summary must keep is recorded with the message it appears in and, for
  * facts that newer work supersedes (the latest request, an open question, an error until its check
- * passes), the message that supersedes it. Seeded: the same seed gives the same session.
+ * passes), the message that supersedes it. Some chapters also correct a requirement ("not 80, use
+ * 120 per batch"), reverse a decision ("Switching to X instead of Y"), or fix an error verified by
+ * another command of the same kind or by a run that printed nothing: what they retire is recorded
+ * as a negative fact, which a summary must not state as current from then on. Seeded: the same
+ * seed gives the same session.
  */
 import type { AgentMessage, AssistantMessage, ToolCall } from "../src/format/message-types.js";
 import { SessionManager } from "../src/session/manager.js";
@@ -25,9 +29,16 @@ export interface PlantedFact {
   until?: number;
 }
 
+/** Something a summary must not state as current once the conversation reached message `at`. */
+export interface PlantedNegative {
+  text: string;
+  at: number;
+}
+
 export interface PlantedSession {
   messages: AgentMessage[];
   facts: PlantedFact[];
+  negatives: PlantedNegative[];
 }
 
 export interface PlantedOptions {
@@ -106,6 +117,7 @@ export function plantedSession(options: PlantedOptions = {}): PlantedSession {
   const readChars = options.readChars ?? 2400;
   const messages: AgentMessage[] = [];
   const facts: PlantedFact[] = [];
+  const negatives: PlantedNegative[] = [];
   let time = 1_700_000_000_000;
   const tick = () => {
     time += 1000;
@@ -165,8 +177,12 @@ export function plantedSession(options: PlantedOptions = {}): PlantedSession {
     const answer = c > 0 ? "Yes, go ahead with that too. " : "";
     const pasted =
       c % 4 === 2 ? `\n\nCI printed this on the last run:\n${fill(ERRORS[0], values)}\n    at ${file}:41:7\nnpm ERR! code 2\n\n` : " ";
-    const request = `${answer}Next, change \`${ident}\` in ${file} so that it will ${task}.${pasted}${constraint}`;
+    const batch = 40 + 20 * (c % 4);
+    const corrects = c % 3 === 1;
+    const batchRule = corrects ? ` Process them in batches of ${batch}.` : "";
+    const request = `${answer}Next, change \`${ident}\` in ${file} so that it will ${task}.${pasted}${constraint}${batchRule}`;
     const requestAt = user(request);
+    const batchFact = corrects ? fact("constraint", `batches of ${batch}`, requestAt) : undefined;
     if (openQuestion) openQuestion.until = requestAt;
     if (lastRequest) lastRequest.until = requestAt;
     lastRequest = fact("request", `Next, change \`${ident}\` in ${file} so that it will ${task}.`, requestAt);
@@ -179,6 +195,7 @@ export function plantedSession(options: PlantedOptions = {}): PlantedSession {
       // The previous chapter's failing check passes now: its error is no longer open.
       assistant("", [{ name: tools.shell, args: { command: `${openError.check} && npm run lint` } }]);
       openError.fact.until = result(tools.shell, "Found 0 errors.\n\nChecked 214 files in 380ms. No fixes applied.");
+      negatives.push({ text: openError.fact.text, at: openError.fact.until });
       openError = undefined;
     }
     const decision = fill(pick(DECISIONS, c), values);
@@ -188,6 +205,24 @@ export function plantedSession(options: PlantedOptions = {}): PlantedSession {
     fact("decision", decision, decisionAt);
     fact("file", file, decisionAt);
     result(tools.edit, `Successfully replaced 1 occurrence in ${file}`);
+    if (batchFact) {
+      // The user corrects the rule stated with the request: the old value no longer holds.
+      const correctionAt = user(`Correction: not ${batch}, use ${batch + 80} per batch.`);
+      batchFact.until = correctionAt;
+      negatives.push({ text: `batches of ${batch}`, at: correctionAt });
+      fact("constraint", `use ${batch + 80} per batch`, correctionAt);
+    }
+    if (c % 3 === 0) {
+      // The assistant decides, then reverses the decision: only the newer one holds.
+      const first = `rateCache${c}`;
+      const second = `rateStore${c}`;
+      const choiceAt = assistant(`I'll keep the rates in \`${first}\` rather than recomputing them on every call.`);
+      const chosen = fact("decision", first, choiceAt);
+      const reversalAt = assistant(`Switching to \`${second}\` instead of \`${first}\`: the in-process cache is cleared on every deploy.`);
+      chosen.until = reversalAt;
+      negatives.push({ text: first, at: reversalAt });
+      fact("decision", second, reversalAt);
+    }
     assistant("", [{ name: tools.write, args: { [tools.arg]: testFile, content: `test("${ident}", () => {});\n` } }]);
     fact("file", testFile, messages.length - 1);
     result(tools.write, `Wrote 1 line to ${testFile}`);
@@ -203,8 +238,11 @@ export function plantedSession(options: PlantedOptions = {}): PlantedSession {
         { name: tools.edit, args: { [tools.arg]: file, old_string: "cents: item.cents", new_string: "cents: Math.round(item.cents)" } },
       ]);
       result(tools.edit, `Successfully replaced 1 occurrence in ${file}`);
-      assistant("", [{ name: tools.shell, args: { command: `${check} && npm run lint` } }]);
-      error.until = result(tools.shell, "Found 0 errors.\n\nChecked 214 files in 371ms. No fixes applied.");
+      // Verified by another command of the same kind, by one that prints nothing when it passes, or by the same one.
+      const verify = c % 3 === 0 ? "npx tsc --noEmit -p ." : c % 3 === 1 ? check : `${check} && npm run lint`;
+      assistant("", [{ name: tools.shell, args: { command: verify } }]);
+      error.until = result(tools.shell, c % 3 === 1 ? "" : "Found 0 errors.\n\nChecked 214 files in 371ms. No fixes applied.");
+      negatives.push({ text: errorLine, at: error.until });
       assistant("", [{ name: tools.shell, args: { command: `npm test -- ${testFile}` } }]);
       result(tools.shell, `▶ ${ident}\n  ✔ keeps the totals (0.8ms)\n✔ ${ident} (1.9ms)\nℹ tests 1\nℹ pass 1\nℹ fail 0`);
       const question = fill(pick(QUESTIONS, c), values);
@@ -217,7 +255,7 @@ export function plantedSession(options: PlantedOptions = {}): PlantedSession {
       openQuestion = fact("question", question, questionAt);
     }
   }
-  return { messages, facts };
+  return { messages, facts, negatives };
 }
 
 /** The planted session in an in-memory SessionManager (what `evaluate` takes); ids in message order. */

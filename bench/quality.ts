@@ -20,6 +20,8 @@ export interface QualityRow {
   round3: { mean: number; min: number };
   /** largest summary growth from round 1 to round 3 */
   maxGrowth: number;
+  /** corrected requirements, reversed decisions and fixed errors stated as current, over all sessions and rounds */
+  wrong: number;
   msPerCompaction: number;
 }
 
@@ -52,7 +54,8 @@ function plantedTargets(readChars: number) {
       entryId: ids[f.at],
       ...(f.until !== undefined ? { supersededBy: ids[f.until] } : {}),
     }));
-    return { target: session, facts };
+    const mustNotState = planted.negatives.map((n) => ({ text: n.text, after: ids[n.at] }));
+    return { target: session, facts, mustNotState };
   });
 }
 
@@ -68,6 +71,7 @@ function row(report: EvalReport, summarizer: string, guard: boolean): QualityRow
     round1: stats(at(1)),
     round3: stats(at(ROUNDS)),
     maxGrowth: Math.max(...results.map((rounds) => rounds[rounds.length - 1]?.growth ?? 0)),
+    wrong: all.reduce((n, r) => n + r.wrong.count, 0),
     msPerCompaction: all.reduce((n, r) => n + r.ms, 0) / Math.max(1, all.length),
   };
 }
@@ -93,12 +97,12 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export function renderQuality(rows: readonly QualityRow[]): string {
   const lines = [
-    `Summary quality: planted facts kept over ${ROUNDS} chained compactions (${rows[0]?.sessions ?? 0} generated sessions; targets: >= 95% after 1, >= 90% after 3, growth <= 1.5x)`,
-    "  summarizer         verbatim+coverage  kept r1 (mean/min)  kept r3 (mean/min)  max growth  ms/compaction",
+    `Summary quality: planted facts kept over ${ROUNDS} chained compactions (${rows[0]?.sessions ?? 0} generated sessions; targets: >= 95% after 1, >= 90% after 3, growth <= 1.3x, nothing retired stated as current)`,
+    "  summarizer         verbatim+coverage  kept r1 (mean/min)  kept r3 (mean/min)  max growth  wrong  ms/compaction",
   ];
   for (const r of rows) {
     lines.push(
-      `  ${r.summarizer.padEnd(18)} ${(r.guard ? "on" : "off").padEnd(18)} ${`${pct(r.round1.mean)} / ${pct(r.round1.min)}`.padEnd(19)} ${`${pct(r.round3.mean)} / ${pct(r.round3.min)}`.padEnd(19)} ${`${r.maxGrowth.toFixed(2)}x`.padEnd(11)} ${r.msPerCompaction.toFixed(1)}`,
+      `  ${r.summarizer.padEnd(18)} ${(r.guard ? "on" : "off").padEnd(18)} ${`${pct(r.round1.mean)} / ${pct(r.round1.min)}`.padEnd(19)} ${`${pct(r.round3.mean)} / ${pct(r.round3.min)}`.padEnd(19)} ${`${r.maxGrowth.toFixed(2)}x`.padEnd(11)} ${String(r.wrong).padEnd(6)} ${r.msPerCompaction.toFixed(1)}`,
     );
   }
   return lines.join("\n");
@@ -108,11 +112,11 @@ export function qualityMarkdown(rows: readonly QualityRow[]): string {
   return [
     `Summary quality on ${rows[0]?.sessions ?? 0} generated sessions with planted facts, ${ROUNDS} chained compactions:`,
     "",
-    "| summarizer | verbatim + coverage | kept after 1 (mean / min) | kept after 3 (mean / min) | max growth | ms / compaction |",
-    "|---|---|---|---|---|---|",
+    "| summarizer | verbatim + coverage | kept after 1 (mean / min) | kept after 3 (mean / min) | max growth | stated wrongly | ms / compaction |",
+    "|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.summarizer} | ${r.guard ? "on" : "off"} | ${pct(r.round1.mean)} / ${pct(r.round1.min)} | ${pct(r.round3.mean)} / ${pct(r.round3.min)} | ${r.maxGrowth.toFixed(2)}x | ${r.msPerCompaction.toFixed(1)} |`,
+        `| ${r.summarizer} | ${r.guard ? "on" : "off"} | ${pct(r.round1.mean)} / ${pct(r.round1.min)} | ${pct(r.round3.mean)} / ${pct(r.round3.min)} | ${r.maxGrowth.toFixed(2)}x | ${r.wrong} | ${r.msPerCompaction.toFixed(1)} |`,
     ),
   ].join("\n");
 }

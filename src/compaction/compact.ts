@@ -30,6 +30,7 @@ import { estimateMessagesTokens } from "./tokens.js";
 import { errorText } from "../util/error-text.js";
 import type { CoverageReport } from "../summarizer/coverage.js";
 import { type GuardSections, type GuardSettings, guardSummary, splitGuardSections } from "../summarizer/summary-guard.js";
+import { withLaterCorrections } from "../summarizer/later-corrections.js";
 
 export interface CompactionDetails extends FileLists {
   /** what the coverage check appended (summarizer/coverage.ts); absent when the check is off */
@@ -199,7 +200,9 @@ async function run(
         signal,
       );
     }
-    summary = `${older.value.text}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${prefix.value.text}`;
+    // the turn's beginning may correct what the history states (an offline history is updated for it)
+    const history = withLaterCorrections(older.value.text, serializeParts(preparation.turnPrefixMessages, options.maxToolResultChars).join("\n\n"));
+    summary = `${history}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${prefix.value.text}`;
     remoteShortSummary = older.value.shortSummary;
   } else {
     const older = await olderHistory().catch((error: unknown) => {

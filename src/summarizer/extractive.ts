@@ -141,15 +141,19 @@ function goalOf(request: string): string {
   return `Pasted output: ${codeSpan(pasted ?? request, 200)}`;
 }
 
+/** The user's requests as they stand after the user's later corrections (a request left empty by them is gone). */
+const currentRequests = (facts: ConversationFacts): string[] =>
+  facts.said.filter((s) => s.role === "user").flatMap((s) => stillStated(s.text, facts, "user", s.at) ?? []);
+
 function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Items {
-  // a request as it stands after the user's later corrections
-  const requests = facts.said.filter((s) => s.role === "user").flatMap((s) => stillStated(s.text, facts, "user", s.at) ?? []);
+  const requests = currentRequests(facts);
+  const lastRequest = requests.at(-1);
   const goal = requests.slice(0, 3).map(goalOf);
-  if (facts.lastRequest && facts.requests.length > 3) goal.push(`Latest request: ${goalOf(facts.lastRequest)}`);
-  const inProgress = facts.endsMidTurn && facts.lastRequest ? [condense(facts.lastRequest)] : [];
+  if (lastRequest && requests.length > 3) goal.push(`Latest request: ${goalOf(lastRequest)}`);
+  const inProgress = facts.endsMidTurn && lastRequest ? [condense(lastRequest)] : [];
   const finalAnswer = facts.finalAnswer ?? facts.assistantTexts[facts.assistantTexts.length - 1];
   let next = finalAnswer ? plannedSteps(finalAnswer) : [];
-  if (next.length === 0 && facts.endsMidTurn && facts.lastRequest) next = [`Continue: ${condense(facts.lastRequest, 200)}`];
+  if (next.length === 0 && facts.endsMidTurn && lastRequest) next = [`Continue: ${condense(lastRequest, 200)}`];
   return new Map([
     [SECTION.goal, goal],
     [SECTION.constraints, currentConstraints(facts)],
@@ -250,7 +254,7 @@ function branchSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
 }
 
 function turnPrefixSummary(facts: ConversationFacts): string {
-  const request = facts.requests[0] ?? facts.lastRequest;
+  const request = currentRequests(facts)[0];
   const { modified } = fileLists(facts);
   const lastText = facts.assistantTexts[facts.assistantTexts.length - 1];
   const context = [
