@@ -22,6 +22,7 @@ import { register as registerPrune } from "./commands/prune.js";
 import { register as registerServe } from "./commands/serve.js";
 import { register as registerSettings } from "./commands/settings.js";
 import { register as registerTree } from "./commands/tree.js";
+import { register as registerUncompact } from "./commands/uncompact.js";
 import { register as registerView } from "./commands/view.js";
 import { printJsonError } from "./output.js";
 
@@ -71,6 +72,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerCheckout(program);
   registerCompact(program);
+  registerUncompact(program);
   registerEval(program);
   registerPrune(program);
   registerServe(program);

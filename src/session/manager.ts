@@ -131,6 +131,15 @@ export class SessionManager extends SessionView {
     return this.append(contextEditFields(targetId, replacement, prunedAt));
   }
 
+  /**
+   * Appends a copy of `entry` at the leaf: the same fields under a new id, parent and time (undoing
+   * a compaction copies what came after it onto the branch before it).
+   */
+  appendCopy(entry: SessionEntry): string {
+    const { id: _id, parentId: _parent, timestamp: _time, ...fields } = entry;
+    return this.append(fields as NewEntry<SessionEntry>);
+  }
+
   appendLabelChange(targetId: string, label?: string): string {
     if (!this.index.has(targetId)) throw new Error(`Entry ${targetId} not found`);
     return this.append(labelFields(targetId, label));

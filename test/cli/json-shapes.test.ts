@@ -77,6 +77,8 @@ describe("docs/json.md", () => {
     ["checkout-dry-run", () => ["checkout", EXAMPLE, "0bd6170e", "--dry-run", "--json"]],
     ["compact", () => ["compact", copyOf(EXAMPLE), "--json"]],
     ["compact-dry-run", () => ["compact", EXAMPLE, "--dry-run", "--json"]],
+    // the example holds one compaction: undoing it copies what came after
+    ["uncompact", () => ["uncompact", copyOf(EXAMPLE), "--json"]],
     ["prune", () => ["prune", copyOf(EXAMPLE), "--protect", "0", "--min-savings", "0", "--json"]],
     ["ls", () => ["ls", join(ROOT, "examples"), "--json"]],
     ["settings", () => ["settings", "--json"]],

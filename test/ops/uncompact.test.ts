@@ -1,0 +1,86 @@
+/**
+ * Issue 28, item 3: undoing a compaction without rewriting anything. The context at the new leaf
+ * is the one before the compaction plus what was written since; the compacted branch stays; the
+ * file only grows; a label after the compaction is reported, not copied; a dry run writes nothing.
+ */
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { compactSession } from "../../src/ops/compact.js";
+import { uncompactSession } from "../../src/ops/uncompact.js";
+import { SessionManager } from "../../src/session/manager.js";
+import { extractiveSummarizer } from "../../src/summarizer/extractive.js";
+import { ROOT, runBonsai } from "../helpers/cli.js";
+import { a, messageOf, u } from "../helpers/paths.js";
+
+const dir = mkdtempSync(join(tmpdir(), "bonsai-uncompact-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const contextOf = (file: string) => {
+  const session = SessionManager.open(file, { readOnly: true });
+  return session.buildSessionContext().messages;
+};
+
+describe("uncompactSession", () => {
+  it("brings back the context before the compaction with what came after it, keeping the compacted branch", async () => {
+    const file = join(dir, "s.jsonl");
+    copyFileSync(join(ROOT, "examples/coding-session.jsonl"), file);
+    const before = contextOf(file);
+    const compacted = await compactSession(file, { summarizer: extractiveSummarizer() });
+    assert.ok("compactionId" in compacted && compacted.compactionId);
+    const session = SessionManager.open(file);
+    const question = session.appendMessage(messageOf(u("Is the limiter per key or per IP?")));
+    session.appendMessage(messageOf(a("Per API key, falling back to the client IP.")));
+    session.appendLabelChange(question, "asked");
+    const compactedLeaf = session.getLeafId();
+    await session.close();
+    const bytes = readFileSync(file);
+    const later = contextOf(file).slice(-2);
+    assert.notEqual(contextOf(file).length, before.length + 2, "the compaction shortened the context");
+
+    const planned = await uncompactSession(file, { dryRun: true });
+    assert.equal(planned.changed, false);
+    assert.deepEqual(readFileSync(file), bytes, "a dry run writes nothing");
+
+    const result = await uncompactSession(file);
+    assert.equal(result.compactionId, compacted.compactionId);
+    assert.equal(result.copied.length, 2);
+    assert.deepEqual(result.skipped, [{ id: result.skipped[0]?.id, type: "label", reason: "labels an entry by id" }]);
+    assert.deepEqual(readFileSync(file).subarray(0, bytes.length), bytes, "nothing before was rewritten");
+    assert.deepEqual(contextOf(file), [...before, ...later], "the context before the compaction, then what came after it");
+
+    const reopened = SessionManager.open(file, { readOnly: true });
+    assert.equal(reopened.getLeafId(), result.newLeafId, "the new leaf persists");
+    assert.ok(reopened.getEntry(compacted.compactionId as string), "the compaction is still in the tree");
+    const leaves = reopened.getEntries().filter((e) => !reopened.getEntries().some((c) => c.parentId === e.id)).map((e) => e.id);
+    assert.ok(leaves.includes(compactedLeaf as string), "the compacted branch is kept");
+  });
+
+  it("says so when there is nothing to undo", async () => {
+    const file = join(dir, "plain.jsonl");
+    const session = SessionManager.open(file);
+    session.appendMessage(messageOf(u("hello there")));
+    await session.close();
+    await assert.rejects(uncompactSession(file), /no compaction on the current branch: nothing to undo/);
+  });
+});
+
+describe("bonsai uncompact", () => {
+  it("undoes the latest compaction and prints where the leaf went", async () => {
+    const file = join(dir, "cli.jsonl");
+    copyFileSync(join(ROOT, "examples/coding-session.jsonl"), file);
+    assert.equal((await runBonsai(["compact", file, "-q"])).code, 0);
+    const run = await runBonsai(["uncompact", file]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^undid compaction [0-9a-f]{8}: a new branch from 9dd1f14e with copies of 0 entries written since it\nleaf: 9dd1f14e \(was [0-9a-f]{8}\)/);
+    // the example's own compaction, earlier on the branch, is next; then there is none left
+    const earlier = await runBonsai(["uncompact", file, "--json"]);
+    assert.equal(earlier.code, 0, earlier.stderr);
+    assert.ok(JSON.parse(earlier.stdout).copied.length > 50, "everything written after the example's compaction is copied");
+    const again = await runBonsai(["uncompact", file]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no compaction on the current branch: nothing to undo/);
+  });
+});
