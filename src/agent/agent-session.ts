@@ -18,6 +18,7 @@ import { withoutStrayToolResults } from "../messages/tool-pairing.js";
 import type { AgentMessage } from "../format/message-types.js";
 import type { SessionManager } from "../session/manager.js";
 import type { NavigateTreeResult } from "../ops/navigate.js";
+import { type UncompactResult, uncompactSession } from "../ops/uncompact.js";
 import { AgentContext, userMessage } from "./agent-context.js";
 import { CompactionControl } from "./compaction-control.js";
 import { EventHub } from "./event-hub.js";
@@ -205,6 +206,18 @@ export class AgentSession {
   async navigateTree(targetId: string, options: TreeMoveOptions = {}): Promise<NavigateTreeResult> {
     const result = await this.tree.navigate(targetId, options);
     if (result.newLeafId !== result.oldLeafId) this.compaction.branchChanged();
+    return result;
+  }
+
+  /**
+   * Undoes the latest compaction on the branch (or `compactionId`) on a new branch, nothing
+   * rewritten (ops/uncompact.ts); the agent's context then follows the new leaf.
+   */
+  async uncompact(compactionId?: string): Promise<UncompactResult> {
+    await this.abort();
+    const result = await uncompactSession(this.sessionManager, compactionId === undefined ? {} : { compactionId });
+    this.context.refresh();
+    this.compaction.branchChanged();
     return result;
   }
 

@@ -42,6 +42,9 @@ export class CommandRunner {
       case "compact":
         this.compact(input.instructions);
         return;
+      case "undoCompact":
+        this.undoCompact();
+        return;
       case "tree":
         this.options.tree.open();
         return;
@@ -96,6 +99,20 @@ export class CommandRunner {
         transcript.add([compactedBlock(result, instructions)]);
       } catch (error) {
         transcript.add([compactionFailedBlock(error)]);
+      }
+    });
+  }
+
+  private undoCompact(): void {
+    const { session, transcript } = this.options;
+    this.options.status.run("compacting", async () => {
+      try {
+        const result = await session.uncompact();
+        transcript.redraw();
+        const copies = `${result.copied.length} ${result.copied.length === 1 ? "entry" : "entries"} after it copied`;
+        transcript.add([{ style: "success", text: `Compaction ${result.compactionId} undone: continuing from before it, ${copies}. The compacted branch is kept (/tree).` }]);
+      } catch (error) {
+        transcript.add([{ style: "warning", text: error instanceof Error ? error.message : String(error) }]);
       }
     });
   }

@@ -8,6 +8,7 @@ export type ChatInput =
   | { kind: "empty" }
   | { kind: "message"; text: string }
   | { kind: "compact"; instructions?: string }
+  | { kind: "undoCompact" }
   | { kind: "tree" }
   | { kind: "label"; label?: string }
   | { kind: "fork" }
@@ -25,6 +26,7 @@ export interface ChatCommandInfo {
 
 export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
   { name: "compact", args: "[instructions]", description: "summarize older history now, optionally with what the summary should focus on" },
+  { name: "undo-compact", description: "undo the latest compaction: continue from before it, with what came after; the compacted branch is kept in /tree" },
   { name: "tree", description: "move to another point of the conversation tree" },
   { name: "label", args: "[text]", description: "label the current entry (no text: remove its label)" },
   { name: "fork", description: "continue in a new session holding the current path (a new file, or a new id in the same database)" },
@@ -51,6 +53,8 @@ export function parseChatInput(raw: string): ChatInput {
   switch (resolveAlias(name)) {
     case "compact":
       return rest ? { kind: "compact", instructions: rest } : { kind: "compact" };
+    case "undo-compact":
+      return { kind: "undoCompact" };
     case "tree":
       return { kind: "tree" };
     case "label":

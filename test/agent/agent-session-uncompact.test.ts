@@ -1,0 +1,41 @@
+/**
+ * Issue 28, item 3 in the agent: `AgentSession.uncompact()` undoes the latest compaction on a new
+ * branch, and the agent's context follows it (the next request is the full history again), and
+ * `/undo-compact` in the chat is that command.
+ */
+import assert from "node:assert/strict";
+import { afterEach, describe, test } from "node:test";
+import { parseChatInput } from "../../src/chat/commands.js";
+import type { AgentMessage } from "../../src/format/message-types.js";
+import { bigText, createHarness, type Harness, replies } from "../helpers/agent-harness.js";
+
+let harness: Harness | undefined;
+afterEach(() => {
+  harness?.cleanup();
+  harness = undefined;
+});
+
+const texts = (messages: readonly AgentMessage[]) =>
+  messages.map((m) => (m.role === "compactionSummary" ? "[summary]" : typeof m.content === "string" ? m.content.slice(0, 15) : m.role));
+
+describe("AgentSession.uncompact", () => {
+  test("the agent's context is the history before the compaction, then what came after it", async () => {
+    harness = await createHarness({ responses: replies(4), contextWindow: 100_000, settings: { compaction: { keepRecentTokens: 100 } } });
+    const h = harness;
+    await h.session.prompt(bigText("first question", 300));
+    await h.session.prompt(bigText("second question", 300));
+    const full = texts(h.session.messages);
+    await h.session.compact();
+    assert.equal(texts(h.session.messages)[0], "[summary]", "compacted");
+    await h.session.prompt("third question");
+    const result = await h.session.uncompact();
+    assert.equal(result.copied.length, 2, "the third question and its answer");
+    assert.deepEqual(texts(h.session.messages), [...full, "user", "assistant"]);
+    assert.deepEqual(texts(h.manager.buildSessionContext().messages), texts(h.session.messages), "the agent follows the session");
+    await assert.rejects(h.session.uncompact(), /no compaction on the current branch/);
+  });
+
+  test("/undo-compact is the chat's command for it", () => {
+    assert.deepEqual(parseChatInput("/undo-compact"), { kind: "undoCompact" });
+  });
+});
