@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 const texts = (messages: readonly AgentMessage[]) =>
-  messages.map((m) => (m.role === "compactionSummary" ? "[summary]" : typeof m.content === "string" ? m.content.slice(0, 15) : m.role));
+  messages.map((m) => (m.role === "compactionSummary" ? "[summary]" : "content" in m && typeof m.content === "string" ? m.content.slice(0, 15) : m.role));
 
 describe("AgentSession.uncompact", () => {
   test("the agent's context is the history before the compaction, then what came after it", async () => {
