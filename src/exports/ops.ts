@@ -7,6 +7,7 @@ export type { SessionTarget, WarningListener } from "../ops/open-session.js";
 export { compactSession, CompactionCancelledError, type CompactSessionOptions, type CompactReport } from "../ops/compact.js";
 export type { CompactPlanReport } from "../ops/compaction-plan.js";
 export { uncompactSession, type UncompactOptions, type UncompactResult } from "../ops/uncompact.js";
+export { droppedReport, type CompactionDrops, type DroppedFact, type DroppedReport } from "../ops/dropped.js";
 export { checkoutSession, CheckoutCancelledError, type CheckoutOptions, type CheckoutPreview, type CheckoutResult } from "../ops/checkout.js";
 export { navigateTree, type NavigateTreeOptions, type NavigateTreeResult, type NavigateTreeHooks } from "../ops/navigate.js";
 export { pruneToolOutput, restoreToolOutput, type PruneReport, type RestoreReport, type PruneToolOutputOptions } from "../ops/prune-report.js";

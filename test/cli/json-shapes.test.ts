@@ -71,6 +71,7 @@ describe("docs/json.md", () => {
     ["info", () => ["info", EXAMPLE, "--json"]],
     ["tree", () => ["tree", EXAMPLE, "--json"]],
     ["context", () => ["context", EXAMPLE, "--json", "--last", "3"]],
+    ["context-dropped", () => ["context", EXAMPLE, "--dropped", "--json"]],
     ["label", () => ["label", copyOf(EXAMPLE), "0bd6170e", "start", "--json"]],
     ["migrate", () => ["migrate", copyOf(REAL_SESSION), "--json"]],
     ["checkout", () => ["checkout", copyOf(EXAMPLE), "0bd6170e", "--summarize", "--json"]],

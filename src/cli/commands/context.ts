@@ -7,6 +7,8 @@ import { estimateTokens } from "../../compaction/tokens.js";
 import type { AgentMessage, LlmMessage } from "../../format/message-types.js";
 import { clip, contentForDisplay, formatToolCall } from "../../messages/preview.js";
 import { type ContextReport, sessionContextReport } from "../../ops/context.js";
+import { droppedReport } from "../../ops/dropped.js";
+import { formatDropped } from "../dropped-format.js";
 import { type Colors, colors, formatCount, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 
 export interface BodyLimits {
@@ -110,9 +112,16 @@ export function register(program: Command): void {
     .option("--llm", "show messages after convertToLlm (what the provider receives)")
     .option("--last <n>", "show only the newest N messages (counts and tokens still cover all)", parseCount)
     .option("--full", "do not truncate long messages")
+    .option("--dropped", "instead: for each compaction on the branch, what its summarized span held that the summary does not mention")
     .option("--json", "print stable JSON: {leafId, thinkingLevel, model, llm, messageCount, estimatedTokens, messages}")
     .action(
-      runAction(async (path: string, options: { leaf?: string; llm?: boolean; last?: number; full?: boolean; json?: boolean }) => {
+      runAction(async (path: string, options: { leaf?: string; llm?: boolean; last?: number; full?: boolean; dropped?: boolean; json?: boolean }) => {
+        if (options.dropped) {
+          const report = await droppedReport(path, { onWarning: warn });
+          if (options.json) printJson(report);
+          else print(formatDropped(report, colors()));
+          return;
+        }
         const result = await sessionContextReport(path, { leaf: options.leaf, llm: options.llm, last: options.last, onWarning: warn });
         if (options.json) printJson(result);
         else print(formatContext(result, colors(), options.full ? FULL : SHORT));

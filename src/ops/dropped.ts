@@ -1,0 +1,84 @@
+/**
+ * What each compaction on a branch dropped: the facts of the span it summarized (requests, files
+ * changed, errors still open, identifiers, constraints and decisions that still held, the open
+ * question; the same extraction and lifecycle as the coverage check and `bonsai eval`) that its
+ * summary does not mention, each linked to the entry it first appears in. The operation behind
+ * `bonsai context --dropped`. Nothing is written.
+ */
+import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
+import { messageFromEntry } from "../format/entry-messages.js";
+import { convertToLlm } from "../messages/convert.js";
+import { serializeConversation } from "../messages/serialize.js";
+import { mentions, normalizeForMatch } from "../summarizer/coverage.js";
+import { type EvalFact, type FactKind, spanFacts } from "./eval-facts.js";
+import { readTarget, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
+
+export interface DroppedFact {
+  kind: FactKind;
+  text: string;
+  /** the entry of the span the fact first appears in (null when no single entry holds it) */
+  entryId: string | null;
+}
+
+export interface CompactionDrops {
+  compactionId: string;
+  /** the entries it summarized: from the previous compaction's first kept entry (or the start) to its own */
+  summarizedEntries: number;
+  /** facts found in that span, and those the summary does not mention */
+  facts: number;
+  dropped: DroppedFact[];
+}
+
+export interface DroppedReport {
+  file: string;
+  leafId: string | null;
+  compactions: CompactionDrops[];
+}
+
+/** The entries a compaction at `at` on `path` summarized: after the previous compaction's kept start, before its own. */
+function summarizedSpan(path: readonly SessionEntry[], at: number): SessionEntry[] {
+  const compaction = path[at] as CompactionEntry;
+  const previous = path.slice(0, at).findLastIndex((e) => e.type === "compaction");
+  const previousKept = previous < 0 ? 0 : path.findIndex((e) => e.id === (path[previous] as CompactionEntry).firstKeptEntryId);
+  const start = previous < 0 ? 0 : previousKept < 0 ? previous + 1 : previousKept;
+  const end = path.findIndex((e) => e.id === compaction.firstKeptEntryId);
+  return path.slice(start, end < 0 ? at : end).filter((e) => e.type !== "compaction");
+}
+
+/** The first entry whose own text holds the fact (files and identifiers appear in tool calls too). */
+function entryOf(fact: EvalFact, span: readonly SessionEntry[], texts: Map<string, string>): string | null {
+  const needle = normalizeForMatch(fact.text);
+  for (const entry of span) {
+    let text = texts.get(entry.id);
+    if (text === undefined) {
+      const message = messageFromEntry(entry);
+      text = message ? normalizeForMatch(serializeConversation(convertToLlm([message]))) : "";
+      texts.set(entry.id, text);
+    }
+    if (text.includes(needle)) return entry.id;
+  }
+  return null;
+}
+
+/** Each compaction on the path, oldest first, with the facts of its span its summary lost. */
+export function droppedByCompactions(path: readonly SessionEntry[]): CompactionDrops[] {
+  const out: CompactionDrops[] = [];
+  path.forEach((entry, at) => {
+    if (entry.type !== "compaction") return;
+    const span = summarizedSpan(path, at);
+    const messages = span.flatMap((e) => messageFromEntry(e) ?? []);
+    const facts = spanFacts(messages);
+    const texts = new Map<string, string>();
+    const dropped = facts.filter((fact) => !mentions(entry.summary, fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact, span, texts) }));
+    out.push({ compactionId: entry.id, summarizedEntries: span.length, facts: facts.length, dropped });
+  });
+  return out;
+}
+
+export async function droppedReport(target: SessionTarget, options: { onWarning?: WarningListener } = {}): Promise<DroppedReport> {
+  const opened = await readTarget(target, options.onWarning);
+  return withSession(opened, async () => {
+    const path = opened.session.getBranch();
+    return { file: opened.file, leafId: opened.session.getLeafId(), compactions: droppedByCompactions(path) };
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Issue 28, item 4: what each compaction dropped. The facts of the summarized span the summary
+ * does not mention, with the entry each first appears in; a fact the summary mentions, or one the
+ * span itself retired (a corrected requirement), is not listed.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { droppedReport } from "../../src/ops/dropped.js";
+import { SessionManager } from "../../src/session/manager.js";
+import { runBonsai } from "../helpers/cli.js";
+import { a, messageOf, tr, u } from "../helpers/paths.js";
+
+const dir = mkdtempSync(join(tmpdir(), "bonsai-dropped-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function session(file: string, summary: string) {
+  const s = SessionManager.open(file);
+  const ids = {
+    ask: s.appendMessage(messageOf(u("Add paging to `listInvoices` in src/invoices.ts. Serve it on port 8080."))),
+    edit: s.appendMessage(messageOf(a("", { calls: [{ name: "edit", args: { path: "src/invoices.ts", oldText: "a", newText: "b" } }] }))),
+    result: s.appendMessage(messageOf(tr("Successfully replaced text in src/invoices.ts.", "edit"))),
+    fix: s.appendMessage(messageOf(u("No, not 8080, use 8443. Always keep `pageSize` at most 200."))),
+    answer: s.appendMessage(messageOf(a("Done: `listInvoices` pages with `pageSize` up to 200 on 8443."))),
+    kept: s.appendMessage(messageOf(u("Now the totals."))),
+  };
+  s.appendCompaction(summary, ids.kept, 1000);
+  s.close();
+  return ids;
+}
+
+describe("what a compaction dropped", () => {
+  it("lists the span's facts its summary does not mention, linked to their entries, and nothing retired", async () => {
+    const file = join(dir, "vague.jsonl");
+    const ids = session(file, "## Goal\nPaging for the invoices list.");
+    const [drops] = (await droppedReport(file)).compactions;
+    const byText = new Map(drops.dropped.map((d) => [d.text, d]));
+    assert.equal(byText.get("listInvoices")?.entryId, ids.ask, "an identifier, from the request that named it");
+    assert.equal(byText.get("src/invoices.ts")?.kind, "file");
+    assert.ok(drops.dropped.some((d) => d.kind === "constraint" && d.text.includes("8443") && d.entryId === ids.fix), JSON.stringify(drops.dropped));
+    assert.deepEqual(drops.dropped.filter((d) => /port 8080/.test(d.text)), [], "the corrected port is not a fact to keep");
+  });
+
+  it("lists nothing the summary mentions", async () => {
+    const file = join(dir, "full.jsonl");
+    session(file, "## Goal\nPaging for `listInvoices` in src/invoices.ts: No, not 8080, use 8443. Always keep `pageSize` at most 200.\nDone: `listInvoices` pages with `pageSize` up to 200 on 8443.");
+    const [drops] = (await droppedReport(file)).compactions;
+    assert.deepEqual(drops.dropped, []);
+    assert.ok(drops.facts >= 4);
+  });
+
+  it("bonsai context --dropped prints them per compaction", async () => {
+    const file = join(dir, "cli.jsonl");
+    const ids = session(file, "## Goal\nPaging for the invoices list.");
+    const run = await runBonsai(["context", file, "--dropped"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^compaction [0-9a-f]{8}: summarized 5 entries; its summary mentions \d+ of \d+ facts\n/);
+    assert.ok(run.stdout.includes(`dropped identifier: listInvoices (entry ${ids.ask})`), run.stdout);
+  });
+});
