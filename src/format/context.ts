@@ -97,3 +97,24 @@ export function shownMessages(path: readonly SessionEntry[], dialect: Dialect = 
   }
   return shown;
 }
+
+/**
+ * The entries the compaction at `at` on `path` summarized, as [start, end) indexes: from the
+ * previous compaction's first kept entry (the entry after that compaction when its kept entry is
+ * not on the path, the root when there is none) up to its own first kept entry.
+ */
+export function summarizedRange(path: readonly SessionEntry[], at: number): [number, number] {
+  const entry = path[at];
+  if (entry?.type !== "compaction") throw new Error(`entry ${at} of the path is not a compaction`);
+  const indexOf = (id: string, before: number) => path.slice(0, before).findIndex((e) => e.id === id);
+  let start = 0;
+  for (let i = at - 1; i >= 0; i--) {
+    const previous = path[i];
+    if (previous.type !== "compaction") continue;
+    const kept = indexOf(previous.firstKeptEntryId, i);
+    start = kept >= 0 ? kept : i + 1;
+    break;
+  }
+  const kept = indexOf(entry.firstKeptEntryId, at);
+  return [start, kept >= 0 ? kept : at];
+}

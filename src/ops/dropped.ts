@@ -5,7 +5,8 @@
  * summary does not mention, each linked to the entry it first appears in. The operation behind
  * `bonsai context --dropped`. Nothing is written.
  */
-import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
+import { summarizedRange } from "../format/context.js";
+import type { SessionEntry } from "../format/entry-types.js";
 import { messageFromEntry } from "../format/entry-messages.js";
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
@@ -35,14 +36,10 @@ export interface DroppedReport {
   compactions: CompactionDrops[];
 }
 
-/** The entries a compaction at `at` on `path` summarized: after the previous compaction's kept start, before its own. */
+/** The entries a compaction at `at` on `path` summarized (earlier compactions left out). */
 function summarizedSpan(path: readonly SessionEntry[], at: number): SessionEntry[] {
-  const compaction = path[at] as CompactionEntry;
-  const previous = path.slice(0, at).findLastIndex((e) => e.type === "compaction");
-  const previousKept = previous < 0 ? 0 : path.findIndex((e) => e.id === (path[previous] as CompactionEntry).firstKeptEntryId);
-  const start = previous < 0 ? 0 : previousKept < 0 ? previous + 1 : previousKept;
-  const end = path.findIndex((e) => e.id === compaction.firstKeptEntryId);
-  return path.slice(start, end < 0 ? at : end).filter((e) => e.type !== "compaction");
+  const [start, end] = summarizedRange(path, at);
+  return path.slice(start, end).filter((e) => e.type !== "compaction");
 }
 
 /** The first entry whose own text holds the fact (files and identifiers appear in tool calls too). */

@@ -6,7 +6,7 @@
  * demand. Built from a session read once; pure.
  */
 import { estimateTokens } from "../compaction/tokens.js";
-import { messageFromEntry } from "../format/context.js";
+import { messageFromEntry, summarizedRange } from "../format/context.js";
 import { isCheckoutMarker, type SessionEntry, type SessionHeader, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
 import { clip, entryPreview } from "../messages/preview.js";
@@ -161,18 +161,8 @@ function pathTo(id: string, byId: ReadonlyMap<string, SessionEntry>): SessionEnt
 function compactionInfo(path: readonly SessionEntry[]): CompactionInfo {
   const c = path.length - 1;
   const entry = path[c] as SessionEntry & { type: "compaction" };
-  const indexOf = (id: string, before: number) => path.slice(0, before).findIndex((e) => e.id === id);
-  let start = 0;
-  for (let i = c - 1; i >= 0; i--) {
-    const previous = path[i];
-    if (previous.type === "compaction") {
-      const k = indexOf(previous.firstKeptEntryId, i);
-      start = k >= 0 ? k : i + 1;
-      break;
-    }
-  }
-  const kept = indexOf(entry.firstKeptEntryId, c);
-  const summarized = path.slice(start, kept >= 0 ? kept : c).filter((e) => messageFromEntry(e) !== undefined);
+  const [start, end] = summarizedRange(path, c);
+  const summarized = path.slice(start, end).filter((e) => messageFromEntry(e) !== undefined);
   const estimates = contextEstimates(path);
   return {
     firstKeptEntryId: entry.firstKeptEntryId,
