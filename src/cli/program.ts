@@ -18,6 +18,7 @@ import { register as registerInfo } from "./commands/info.js";
 import { register as registerLabel } from "./commands/label.js";
 import { register as registerLs } from "./commands/ls.js";
 import { register as registerMigrate } from "./commands/migrate.js";
+import { register as registerPin } from "./commands/pin.js";
 import { register as registerPrune } from "./commands/prune.js";
 import { register as registerServe } from "./commands/serve.js";
 import { register as registerSettings } from "./commands/settings.js";
@@ -69,6 +70,7 @@ export function buildProgram(): Command {
   registerTree(program);
   registerContext(program);
   registerLabel(program);
+  registerPin(program);
   registerMigrate(program);
   registerCheckout(program);
   registerCompact(program);

@@ -29,7 +29,7 @@ import { summaryTokenBudgets } from "./settings.js";
 import { estimateMessagesTokens } from "./tokens.js";
 import { errorText } from "../util/error-text.js";
 import type { CoverageReport } from "../summarizer/coverage.js";
-import { type GuardSections, type GuardSettings, guardSummary, splitGuardSections } from "../summarizer/summary-guard.js";
+import { type GuardSections, type GuardSettings, guardSummary, renderPinned, splitGuardSections, withoutPinned } from "../summarizer/summary-guard.js";
 import { withLaterCorrections } from "../summarizer/later-corrections.js";
 
 export interface CompactionDetails extends FileLists {
@@ -126,7 +126,8 @@ async function run(
   const budgets = summaryTokenBudgets(preparation.settings.reserveTokens);
   const reasoning = summarizer.reasoning ? ("high" as const) : undefined;
   // The stored summary ends with file tags; they are re-derived below, so the model never sees them twice.
-  const storedPrevious = preparation.previousSummary ? stripFileOperations(preparation.previousSummary) : undefined;
+  // and the pinned section is written again from the path
+  const storedPrevious = preparation.previousSummary ? withoutPinned(stripFileOperations(preparation.previousSummary)) : undefined;
   // The guard's sections are read back out and merged by guardSummary, never handed to the summarizer.
   const guardOn = options.guard?.verbatimRequests !== false || options.guard?.coverageCheck !== false;
   const previousGuard: GuardSections | undefined = storedPrevious !== undefined && guardOn ? splitGuardSections(storedPrevious) : undefined;
@@ -225,6 +226,7 @@ async function run(
           summary,
           conversation: serializeParts([...preparation.messagesToSummarize, ...preparation.turnPrefixMessages], options.maxToolResultChars).join("\n\n"),
           modifiedFiles,
+          pinned: (preparation.pinned ?? []).map((p) => p.text),
           replacedTokens:
             estimateMessagesTokens(preparation.messagesToSummarize) +
             estimateMessagesTokens(preparation.turnPrefixMessages) +
@@ -239,7 +241,7 @@ async function run(
   const details: CompactionDetails = { readFiles, modifiedFiles };
   if (guarded.coverage) details.coverage = guarded.coverage;
   const result: CompactionResult = {
-    summary: guarded.text + formatFileOperations(readFiles, modifiedFiles),
+    summary: [guarded.text, renderPinned(preparation.pinned ?? [], estimateTextTokens)].filter(Boolean).join("\n\n") + formatFileOperations(readFiles, modifiedFiles),
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
     details,

@@ -11,6 +11,7 @@ import { findCutPoint } from "./cut-point.js";
 import { addFileLists, carriesFileLists, createFileOps, extractFileOpsFromMessage, type FileOps } from "./file-ops.js";
 import type { CompactionSettings } from "./settings.js";
 import { calculateContextTokens, calculatePromptTokens, estimateMessagesTokens, estimateTokens, usageOf } from "./tokens.js";
+import { pinnedBefore } from "../format/pins.js";
 
 export interface CompactionPreparation {
   firstKeptEntryId: string;
@@ -36,6 +37,8 @@ export interface CompactionPreparation {
   keepRecentTokens: number;
   /** reported prompt tokens per estimated token of the last fresh request, clamped to [1, 4]; undefined without one */
   usageRatio?: number;
+  /** pinned entries before the cut (format/pins.ts), carried verbatim beside the summary; absent when none */
+  pinned?: { entryId: string; text: string }[];
 }
 
 export type NoCompactionReason = "already-compacted" | "nothing-to-compact";
@@ -164,6 +167,8 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
   };
   if (previous) preparation.previousSummary = previous.summary;
   if (ratio !== undefined) preparation.usageRatio = ratio;
+  const pinned = pinnedBefore(path, cut.firstKeptEntryIndex);
+  if (pinned.length > 0) preparation.pinned = pinned;
   return { ok: true, preparation };
 }
 

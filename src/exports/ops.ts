@@ -14,6 +14,7 @@ export { pruneToolOutput, restoreToolOutput, type PruneReport, type RestoreRepor
 export { pruneSession, restorePrunedOutputs, type PruneSessionOptions, type PruneSessionResult, type RestoreResult } from "../ops/prune.js";
 export { migrateSession, type MigrateResult } from "../ops/migrate.js";
 export { setLabel, type LabelResult } from "../ops/label.js";
+export { pinEntry, type PinResult } from "../ops/pin.js";
 export { sessionInfo, type SessionInfo } from "../ops/info.js";
 export { sessionContextReport, type ContextReport, type ContextReportOptions } from "../ops/context.js";
 export {

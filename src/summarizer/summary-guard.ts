@@ -38,6 +38,36 @@ export interface GuardSections {
   carried: CoverageItem[];
 }
 
+export const PINNED_HEADING = "## Pinned (verbatim)";
+/** A pinned text longer than this many tokens is cut, marked: a pin keeps a message, not a log. */
+export const MAX_PINNED_TOKENS = 2000;
+
+/**
+ * The section every compaction ends with while entries are pinned (format/pins.ts): each pinned
+ * text quoted word for word under its entry id, oldest first. Recomputed from the path each time,
+ * so it is never merged, duplicated or dropped by an update. "" when nothing is pinned.
+ */
+export function renderPinned(pinned: readonly { entryId: string; text: string }[], estimate: EstimateTokens): string {
+  if (pinned.length === 0) return "";
+  const blocks = pinned.map(({ entryId, text }) => {
+    let body = text.trim();
+    if (estimate(body) > MAX_PINNED_TOKENS) {
+      while (body.length > 0 && estimate(body) > MAX_PINNED_TOKENS) body = body.slice(0, Math.floor(body.length * 0.9));
+      body = `${body.trimEnd()} [… cut]`;
+    }
+    const quoted = body.split("\n").map((line) => (line.trim() ? `> ${line}` : ">")).join("\n");
+    return `_(entry ${entryId})_\n${quoted}`;
+  });
+  return `${PINNED_HEADING}\n\n${blocks.join("\n\n")}`;
+}
+
+/** A stored summary without its pinned section (the next compaction writes it again). */
+export function withoutPinned(summary: string): string {
+  const range = sectionRange(summary, PINNED_HEADING);
+  if (!range) return summary;
+  return `${summary.slice(0, range.start).trimEnd()}\n\n${summary.slice(range.end).trimStart()}`.trim();
+}
+
 /** Where the section under `heading` starts and ends (the next `## ` heading or the end), or undefined. */
 function sectionRange(text: string, heading: string): { start: number; end: number } | undefined {
   const at = text.startsWith(`${heading}\n`) ? 0 : text.indexOf(`\n${heading}\n`);
@@ -73,6 +103,8 @@ export interface GuardInput {
   conversation: string;
   /** files changed up to the cut */
   modifiedFiles: readonly string[];
+  /** texts of the pinned section written beside the summary: present, so the check does not add them again */
+  pinned?: readonly string[];
   /** read out of the previous summary on an update */
   previous?: Pick<GuardSections, "requests" | "carried">;
   /**
@@ -124,8 +156,8 @@ export function guardSummary(input: GuardInput, settings: GuardSettings, estimat
       olderRequests: previousRequests,
       carried: input.previous?.carried,
     });
-    // File paths count as present when the file tags will list them.
-    const present = [input.summary, requestSection, ...input.modifiedFiles].join("\n");
+    // File paths count as present when the file tags will list them, pinned texts when the pinned section will quote them.
+    const present = [input.summary, requestSection, ...input.modifiedFiles, ...(input.pinned ?? [])].join("\n");
     const checked = checkCoverage(present, facts, cap(settings.coverageTokens ?? DEFAULT_COVERAGE_TOKENS, COVERAGE_SHARE, COVERAGE_BUDGET_SHARE), estimate);
     coverage = checked.report;
     if (checked.text) sections.push(checked.text);

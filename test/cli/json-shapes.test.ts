@@ -73,6 +73,7 @@ describe("docs/json.md", () => {
     ["context", () => ["context", EXAMPLE, "--json", "--last", "3"]],
     ["context-dropped", () => ["context", EXAMPLE, "--dropped", "--json"]],
     ["label", () => ["label", copyOf(EXAMPLE), "0bd6170e", "start", "--json"]],
+    ["pin", () => ["pin", copyOf(EXAMPLE), "0bd6170e", "--json"]],
     ["migrate", () => ["migrate", copyOf(REAL_SESSION), "--json"]],
     ["checkout", () => ["checkout", copyOf(EXAMPLE), "0bd6170e", "--summarize", "--json"]],
     ["checkout-dry-run", () => ["checkout", EXAMPLE, "0bd6170e", "--dry-run", "--json"]],

@@ -1,0 +1,53 @@
+/**
+ * Pins: entries a user or program asked every later compaction to carry verbatim. A pin is a
+ * custom entry (`bonsai.pin`, data `{targetId, pinned}`), which pi and oh-my-pi keep in the tree
+ * and leave out of the model's context, so the file stays theirs to read; the newest one for a
+ * target on the path decides. What a pinned entry says is its message text. Pure functions.
+ */
+import type { SessionEntry } from "./entry-types.js";
+import { messageFromEntry } from "./entry-messages.js";
+
+export const PIN_CUSTOM_TYPE = "bonsai.pin";
+
+export interface PinData {
+  targetId: string;
+  pinned: boolean;
+}
+
+const pinOf = (entry: SessionEntry): PinData | undefined => {
+  if (entry.type !== "custom" || entry.customType !== PIN_CUSTOM_TYPE) return undefined;
+  const data = entry.data as Partial<PinData> | undefined;
+  return typeof data?.targetId === "string" && typeof data.pinned === "boolean" ? { targetId: data.targetId, pinned: data.pinned } : undefined;
+};
+
+/** The ids pinned on `path`, in path order of the pinned entries. */
+export function pinnedIds(path: readonly SessionEntry[]): string[] {
+  const state = new Map<string, boolean>();
+  for (const entry of path) {
+    const pin = pinOf(entry);
+    if (pin) state.set(pin.targetId, pin.pinned);
+  }
+  return path.filter((e) => state.get(e.id) === true).map((e) => e.id);
+}
+
+/** What a pinned entry says: the text of its message (text blocks joined), or "" when it has none. */
+export function pinnedText(entry: SessionEntry): string {
+  const message = messageFromEntry(entry);
+  if (!message) return "";
+  if (message.role === "compactionSummary" || message.role === "branchSummary") return message.summary;
+  if (message.role === "bashExecution") return `$ ${message.command}\n${message.output}`;
+  if (!("content" in message)) return "";
+  const content = message.content as string | readonly { type: string; text?: string }[];
+  if (typeof content === "string") return content;
+  return content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n");
+}
+
+/** The pinned entries before index `end` of the path, with their text: what a compaction there carries. */
+export function pinnedBefore(path: readonly SessionEntry[], end: number): { entryId: string; text: string }[] {
+  const ids = new Set(pinnedIds(path));
+  return path
+    .slice(0, end)
+    .filter((e) => ids.has(e.id))
+    .map((e) => ({ entryId: e.id, text: pinnedText(e) }))
+    .filter((p) => p.text.trim() !== "");
+}
