@@ -11,6 +11,8 @@ import { type ChatInput, helpLines } from "./commands.js";
 import { compactedBlock, compactionFailedBlock } from "./notices.js";
 import { sessionInfoLines } from "./session-info.js";
 import { forkSession } from "./session-switch.js";
+import { pinnedIds } from "../format/pins.js";
+import { pinEntry } from "../ops/pin.js";
 import type { TranscriptView } from "./transcript-view.js";
 import type { TreeFlow } from "./tree-flow.js";
 import { isBookkeeping } from "./tree-view.js";
@@ -50,6 +52,9 @@ export class CommandRunner {
         return;
       case "label":
         this.label(input.label);
+        return;
+      case "pin":
+        this.pin(input.id, input.unpin);
         return;
       case "fork":
         transcript.add([forkSession(this.options.session.sessionManager)]);
@@ -128,6 +133,29 @@ export class CommandRunner {
     }
     manager.appendLabelChange(target.id, text);
     transcript.add([{ style: "success", text: text ? `Labeled ${target.id} "${text}".` : `Label removed from ${target.id}.` }]);
+  }
+
+  /** Pins (or unpins) `id`, or the user's latest message on the path (for unpin: the latest pinned one). */
+  private pin(id: string | undefined, unpin: boolean): void {
+    const { session, transcript } = this.options;
+    const manager = session.sessionManager;
+    const branch = manager.getBranch();
+    const pinned = new Set(pinnedIds(branch));
+    const target =
+      id ??
+      branch.findLast((e) => (unpin ? pinned.has(e.id) : e.type === "message" && e.message.role === "user"))?.id;
+    if (!target) {
+      transcript.add([{ style: "warning", text: unpin ? "Nothing is pinned on this branch." : "Nothing to pin yet: send a message first." }]);
+      return;
+    }
+    pinEntry(manager, target, { unpin }).then(
+      (result) => {
+        const what = result.changed ? (result.pinned ? "Pinned" : "Unpinned") : result.pinned ? "Already pinned:" : "Not pinned:";
+        const note = result.pinned ? " Every later compaction carries it verbatim." : "";
+        transcript.add([{ style: "success", text: `${what} ${result.id}.${note}` }]);
+      },
+      (error: unknown) => transcript.add([{ style: "warning", text: error instanceof Error ? error.message : String(error) }]),
+    );
   }
 
   private showSessionInfo(): void {

@@ -11,6 +11,7 @@ export type ChatInput =
   | { kind: "undoCompact" }
   | { kind: "tree" }
   | { kind: "label"; label?: string }
+  | { kind: "pin"; id?: string; unpin: boolean }
   | { kind: "fork" }
   | { kind: "session" }
   | { kind: "help" }
@@ -29,6 +30,8 @@ export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
   { name: "undo-compact", description: "undo the latest compaction: continue from before it, with what came after; the compacted branch is kept in /tree" },
   { name: "tree", description: "move to another point of the conversation tree" },
   { name: "label", args: "[text]", description: "label the current entry (no text: remove its label)" },
+  { name: "pin", args: "[id]", description: "pin your latest message (or entry id): every later compaction carries it verbatim" },
+  { name: "unpin", args: "[id]", description: "unpin your latest pinned message (or entry id)" },
   { name: "fork", description: "continue in a new session holding the current path (a new file, or a new id in the same database)" },
   { name: "session", description: "session file or database location, entries, tokens and cost" },
   { name: "help", description: "list the commands" },
@@ -59,6 +62,9 @@ export function parseChatInput(raw: string): ChatInput {
       return { kind: "tree" };
     case "label":
       return rest ? { kind: "label", label: rest } : { kind: "label" };
+    case "pin":
+    case "unpin":
+      return rest ? { kind: "pin", id: rest, unpin: name === "unpin" } : { kind: "pin", unpin: name === "unpin" };
     case "fork":
       return { kind: "fork" };
     case "session":

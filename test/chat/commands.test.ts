@@ -73,3 +73,9 @@ test("help wraps long descriptions under the description column, not at column 1
   for (const line of continued) assert.match(line, /^ {24}\S/);
   assert.ok(lines.some((l) => l.startsWith("/fork")));
 });
+
+test("/pin and /unpin take an optional entry id", () => {
+  assert.deepEqual(parseChatInput("/pin"), { kind: "pin", unpin: false });
+  assert.deepEqual(parseChatInput("/pin 0bd6"), { kind: "pin", id: "0bd6", unpin: false });
+  assert.deepEqual(parseChatInput("/unpin"), { kind: "pin", unpin: true });
+});

@@ -1,0 +1,52 @@
+/**
+ * `/pin`, `/unpin` and `/undo-compact` in `bonsai chat`, end to end in a pseudo-terminal against a
+ * scripted OpenAI-compatible server: a pinned request is quoted verbatim in the compaction, and
+ * undoing the compaction brings the full conversation back on a new branch.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { chatWorld, lastText, longText } from "../helpers/chat-e2e.js";
+
+test("/pin carries the latest request through /compact, /undo-compact brings the conversation back", async () => {
+  const world = await chatWorld(
+    (request, kind) => {
+      if (kind === "compaction") return { text: "## Goal\nSomething about parsing." };
+      const topic = /about the (\w+)/.exec(lastText(request))?.[1] ?? "nothing";
+      return { text: `${longText(topic)} [done-${topic}]` };
+    },
+    { compaction: { keepRecentTokens: 1000 } },
+  );
+  try {
+    const chat = world.start();
+    await chat.waitFor(/tokens/);
+    chat.submit("tell me about the lexer, and never use regular expressions in it");
+    await chat.waitFor("[done-lexer]");
+    chat.submit("/pin");
+    await chat.waitFor(/Pinned \w+\. Every later compaction carries it verbatim\./);
+    const pin = world.entries().find((e) => e.type === "custom" && e.customType === "bonsai.pin");
+    const request = world.entries().find((e) => e.type === "message" && (e.message as { role?: string }).role === "user");
+    assert.deepEqual(pin?.data, { targetId: request?.id, pinned: true });
+    for (const topic of ["parser", "printer"]) {
+      chat.submit(`tell me about the ${topic}`);
+      await chat.waitFor(`[done-${topic}]`);
+    }
+
+    chat.submit("/compact");
+    await chat.waitFor(/✓ Compacted: /);
+    const compaction = world.entries().find((e) => e.type === "compaction");
+    assert.match(String(compaction?.summary), /## Pinned \(verbatim\)\n\n_\(entry \w+\)_\n> tell me about the lexer, and never use regular expressions in it/);
+
+    chat.submit("/undo-compact");
+    await chat.waitFor(/Compaction \w+ undone: continuing from before it, 0 entries after it copied\./);
+    chat.submit("tell me about the tests");
+    await chat.waitFor("[done-tests]");
+    const sent = JSON.stringify(world.server.requests.at(-1));
+    assert.match(sent, /tell me about the lexer/, "the full conversation is sent again");
+    assert.doesNotMatch(sent, /Something about parsing/, "without the summary");
+
+    chat.submit("/unpin");
+    await chat.waitFor(/Unpinned \w+\./);
+  } finally {
+    await world.cleanup();
+  }
+});
