@@ -34,9 +34,10 @@ export function summarizerOptionsWithSettings<T extends SummarizerOptionValues>(
 export function compactionBudget(
   flags: { keepRecent?: number; reserve?: number },
   settings: Settings,
-): { keepRecentTokens: number; reserveTokens: number } {
+): { keepRecentTokens: number; reserveTokens: number; pinFirstRequest: boolean } {
   return {
     keepRecentTokens: flags.keepRecent ?? settings.compaction.keepRecentTokens,
     reserveTokens: flags.reserve ?? settings.compaction.reserveTokens,
+    pinFirstRequest: settings.compaction.pinFirstRequest,
   };
 }

@@ -10,6 +10,8 @@ export interface CompactionSettings {
   reserveTokens: number;
   /** estimated tokens of recent conversation kept verbatim after a compaction */
   keepRecentTokens: number;
+  /** pin the session's first user message: every compaction quotes it verbatim (format/pins.ts) */
+  pinFirstRequest?: boolean;
 }
 
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({

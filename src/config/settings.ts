@@ -30,6 +30,8 @@ export interface CompactionSettings extends CoreCompactionSettings {
   backgroundPercent: number;
   /** compact inside a turn, between tool calls, when the context passes the threshold */
   midTurn: boolean;
+  /** pin the session's first user message: every compaction quotes it verbatim */
+  pinFirstRequest: boolean;
   /** the model tried first for automatic compaction, as "provider/id" (usually a cheaper one) */
   model?: string;
   /** how a summary is made, in order; each that fails or is refused hands over to the next */
@@ -79,6 +81,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
     models: [] as string[],
     backgroundPercent: 80,
     midTurn: true,
+    pinFirstRequest: false,
     methods: [...COMPACTION_METHODS],
   }),
   branchSummary: Object.freeze({ enabled: false, reserveTokens: DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS }),
@@ -132,6 +135,7 @@ const KEYS = {
     thresholdTokens: POSITIVE_INT,
     backgroundPercent: [isBackgroundPercent, "a percentage from 0 (off) to below 100"],
     midTurn: BOOLEAN,
+    pinFirstRequest: BOOLEAN,
     model: MODEL_REF,
     methods: [isMethodList, 'a non-empty list of distinct methods from "remote", "model", "extractive"'],
   },

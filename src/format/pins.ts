@@ -30,6 +30,16 @@ export function pinnedIds(path: readonly SessionEntry[]): string[] {
   return path.filter((e) => state.get(e.id) === true).map((e) => e.id);
 }
 
+/** Whether a pin entry on the path unpinned `id` last. */
+function unpinned(path: readonly SessionEntry[], id: string): boolean {
+  let state: boolean | undefined;
+  for (const entry of path) {
+    const pin = pinOf(entry);
+    if (pin?.targetId === id) state = pin.pinned;
+  }
+  return state === false;
+}
+
 /** What a pinned entry says: the text of its message (text blocks joined), or "" when it has none. */
 export function pinnedText(entry: SessionEntry): string {
   const message = messageFromEntry(entry);
@@ -42,9 +52,15 @@ export function pinnedText(entry: SessionEntry): string {
   return content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n");
 }
 
-/** The pinned entries before index `end` of the path, with their text: what a compaction there carries. */
-export function pinnedBefore(path: readonly SessionEntry[], end: number): { entryId: string; text: string }[] {
+/**
+ * The pinned entries before index `end` of the path, with their text: what a compaction there
+ * carries. `firstRequest`: the first user message counts as pinned too (compaction.pinFirstRequest),
+ * unless a pin entry unpinned it.
+ */
+export function pinnedBefore(path: readonly SessionEntry[], end: number, firstRequest = false): { entryId: string; text: string }[] {
   const ids = new Set(pinnedIds(path));
+  const first = firstRequest ? path.find((e) => e.type === "message" && e.message.role === "user") : undefined;
+  if (first && !unpinned(path, first.id)) ids.add(first.id);
   return path
     .slice(0, end)
     .filter((e) => ids.has(e.id))

@@ -14,6 +14,8 @@ export interface CompactionBudgetOptions {
   keepRecentTokens?: number;
   /** tokens reserved for replies; sizes the summaries */
   reserveTokens?: number;
+  /** the first user message counts as pinned (compaction.pinFirstRequest) */
+  pinFirstRequest?: boolean;
 }
 
 export function compactionSettings(options: CompactionBudgetOptions, base: Readonly<CompactionSettings> = DEFAULT_COMPACTION_SETTINGS): CompactionSettings {
@@ -21,6 +23,7 @@ export function compactionSettings(options: CompactionBudgetOptions, base: Reado
     ...base,
     ...(options.keepRecentTokens !== undefined ? { keepRecentTokens: options.keepRecentTokens } : {}),
     ...(options.reserveTokens !== undefined ? { reserveTokens: options.reserveTokens } : {}),
+    ...(options.pinFirstRequest !== undefined ? { pinFirstRequest: options.pinFirstRequest } : {}),
   };
 }
 

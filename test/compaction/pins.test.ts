@@ -93,3 +93,17 @@ describe("pins", () => {
     assert.deepEqual(JSON.parse(run.stdout), { id: PINNED, pinned: true, changed: true, pinEntryId: JSON.parse(run.stdout).pinEntryId, pinnedIds: [PINNED] });
   });
 });
+
+describe("compaction.pinFirstRequest", () => {
+  it("counts the first user message as pinned, unless it was unpinned", async () => {
+    const { pinnedBefore } = await import("../../src/format/pins.js");
+    const session = SessionManager.inMemory("/p");
+    const first = session.appendMessage(messageOf(u("Build the importer; never drop a row silently.")));
+    session.appendMessage(messageOf(a("Started.")));
+    const path = () => session.getBranch();
+    assert.deepEqual(pinnedBefore(path(), path().length), [], "off by default");
+    assert.deepEqual(pinnedBefore(path(), path().length, true), [{ entryId: first, text: "Build the importer; never drop a row silently." }]);
+    session.appendCustomEntry("bonsai.pin", { targetId: first, pinned: false });
+    assert.deepEqual(pinnedBefore(path(), path().length, true), [], "an unpin wins over the setting");
+  });
+});
