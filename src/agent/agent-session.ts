@@ -26,6 +26,7 @@ import type { AgentSessionListener, SessionCompactionResult, SessionHookEvents }
 import { type HookHandler, HookRunner } from "./hooks.js";
 import { type ContextUsage, contextUsage, type OverflowDetector } from "./overflow.js";
 import { MessageRecorder } from "./persist.js";
+import { recallTools } from "./recall.js";
 import { SummarizerSource } from "./summarizer-source.js";
 import { TurnLoop } from "./turn-loop.js";
 import { TurnRetry } from "./turn-retry.js";
@@ -79,7 +80,7 @@ export class AgentSession {
         systemPrompt: options.systemPrompt ?? "",
         model: options.model,
         thinkingLevel: options.thinkingLevel ?? (sessionContext.thinkingLevel as ThinkingLevel),
-        tools: options.tools ?? [],
+        tools: [...(options.tools ?? []), ...(options.recall ? recallTools(options.sessionManager) : [])],
         messages: sessionContext.messages as never,
       },
       // before each model call: a compaction inside the turn may replace the run's context

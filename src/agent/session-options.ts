@@ -16,6 +16,11 @@ export interface AgentSessionOptions {
   model: Model<Api>;
   systemPrompt?: string;
   tools?: AgentTool[];
+  /**
+   * Give the agent history_search and history_read (agent/recall.ts), to look back past a
+   * compaction at the exact history, pruned output included (default false).
+   */
+  recall?: boolean;
   thinkingLevel?: ThinkingLevel;
   /** defaults with these applied (loadSettings() gives the user's and project's) */
   settings?: SettingsInput;

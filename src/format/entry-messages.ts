@@ -88,3 +88,20 @@ export function modelFromSlashed(model: string): ModelRef | undefined {
   const slash = model.indexOf("/");
   return slash > 0 ? { provider: model.slice(0, slash), modelId: model.slice(slash + 1) } : undefined;
 }
+
+/**
+ * What an entry says, as text: its message's text blocks joined (a string content as it is), a
+ * summary's summary, a shell run's command and output; "" for entries that hold no message. A
+ * pruned tool result reads as its original when `archived` holds it (the archive of pruned output).
+ */
+export function entryText(entry: SessionEntry, archived?: ReadonlyMap<string, readonly { type: string; text?: string }[]>): string {
+  const message = messageFromEntry(entry);
+  if (!message) return "";
+  if (message.role === "compactionSummary" || message.role === "branchSummary") return message.summary;
+  if (message.role === "bashExecution") return `$ ${message.command}\n${message.output}`;
+  if (!("content" in message)) return "";
+  const original = message.role === "toolResult" && message.prunedAt !== undefined ? archived?.get(entry.id) : undefined;
+  const content = (original ?? message.content) as string | readonly { type: string; text?: string }[];
+  if (typeof content === "string") return content;
+  return content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n");
+}

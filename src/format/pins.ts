@@ -5,7 +5,7 @@
  * target on the path decides. What a pinned entry says is its message text. Pure functions.
  */
 import type { SessionEntry } from "./entry-types.js";
-import { messageFromEntry } from "./entry-messages.js";
+import { entryText } from "./entry-messages.js";
 
 export const PIN_CUSTOM_TYPE = "bonsai.pin";
 
@@ -40,17 +40,8 @@ function unpinned(path: readonly SessionEntry[], id: string): boolean {
   return state === false;
 }
 
-/** What a pinned entry says: the text of its message (text blocks joined), or "" when it has none. */
-export function pinnedText(entry: SessionEntry): string {
-  const message = messageFromEntry(entry);
-  if (!message) return "";
-  if (message.role === "compactionSummary" || message.role === "branchSummary") return message.summary;
-  if (message.role === "bashExecution") return `$ ${message.command}\n${message.output}`;
-  if (!("content" in message)) return "";
-  const content = message.content as string | readonly { type: string; text?: string }[];
-  if (typeof content === "string") return content;
-  return content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n");
-}
+/** What a pinned entry says: the text of its message (format/entry-messages.ts). */
+export const pinnedText = (entry: SessionEntry): string => entryText(entry);
 
 /**
  * The pinned entries before index `end` of the path, with their text: what a compaction there

@@ -7,7 +7,8 @@
  * records through a session; here the archive is read without the writer lease, and replaced
  * whole at a copy's target under its lease.
  */
-import type { StoreLocation } from "./location.js";
+import type { ImageContent, TextContent } from "../format/message-types.js";
+import { parseLocation, type StoreLocation } from "./location.js";
 import { storeOf } from "./stores.js";
 import type { ArchiveSnapshot, SessionBackend, StoreArchive, StoredLines } from "./types.js";
 
@@ -43,4 +44,26 @@ export type TargetArchive = StoreArchive;
 /** The archive of the session `backend` holds open at `location`. */
 export function targetArchive(location: StoreLocation, backend: SessionBackend): TargetArchive {
   return storeOf(location).archive(location, backend);
+}
+
+/** The originals of pruned results in the session's archive, newest record per entry. */
+export async function archivedOriginals(location: string, onWarning?: (message: string) => void): Promise<Map<string, (TextContent | ImageContent)[]>> {
+  const originals = new Map<string, (TextContent | ImageContent)[]>();
+  let lines: string[];
+  try {
+    lines = (await readArchiveAt(parseLocation(location))).lines;
+  } catch (error) {
+    onWarning?.(`${location}: the archive of pruned output could not be read (${error instanceof Error ? error.message : String(error)})`);
+    return originals;
+  }
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const record = JSON.parse(line) as { entryId?: unknown; content?: unknown };
+      if (typeof record.entryId === "string" && Array.isArray(record.content)) originals.set(record.entryId, record.content);
+    } catch {
+      // a torn line: the store reports those itself
+    }
+  }
+  return originals;
 }

@@ -16,7 +16,8 @@ import { type ArchivedOriginals, blocksText, entryBlocks } from "./blocks.js";
 import { pageHtml } from "./html.js";
 import type { ViewModel } from "./model.js";
 import { pageAsset } from "./page-asset.js";
-import { archivedOriginals, type ReadViewOptions, viewModelOf } from "./source.js";
+import { archivedOriginals } from "../storage/archive.js";
+import { type ReadViewOptions, viewModelOf } from "./source.js";
 
 export interface ViewServerOptions extends Pick<ReadViewOptions, "contextWindow" | "reserveTokens"> {
   /** 0: any free port */

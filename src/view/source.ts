@@ -4,13 +4,10 @@
  * context window of its model from pi-ai's registry when the caller does not name one.
  */
 import { DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
-import type { ImageContent, TextContent } from "../format/message-types.js";
 import { openForReading, type WarningListener } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
-import { readArchiveAt } from "../storage/archive.js";
-import { parseLocation } from "../storage/location.js";
+import { archivedOriginals } from "../storage/archive.js";
 import { redactPassword } from "../storage/database.js";
-import type { ArchivedOriginals } from "./blocks.js";
 import { buildViewModel, type ViewModel } from "./model.js";
 
 export interface ReadViewOptions {
@@ -20,28 +17,6 @@ export interface ReadViewOptions {
   contextWindow?: number;
   reserveTokens?: number;
   onWarning?: WarningListener;
-}
-
-/** The originals of pruned results in the session's archive, newest record per entry. */
-export async function archivedOriginals(location: string, onWarning?: WarningListener): Promise<ArchivedOriginals> {
-  const originals = new Map<string, (TextContent | ImageContent)[]>();
-  let lines: string[];
-  try {
-    lines = (await readArchiveAt(parseLocation(location))).lines;
-  } catch (error) {
-    onWarning?.(`${location}: the archive of pruned output could not be read (${error instanceof Error ? error.message : String(error)})`);
-    return originals;
-  }
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    try {
-      const record = JSON.parse(line) as { entryId?: unknown; content?: unknown };
-      if (typeof record.entryId === "string" && Array.isArray(record.content)) originals.set(record.entryId, record.content);
-    } catch {
-      // a torn line: the store reports those itself
-    }
-  }
-  return originals;
 }
 
 /** The context window of `provider/modelId` in pi-ai's registry, or 0 when it is not known there. */

@@ -21,6 +21,7 @@ export function chatSystemPrompt(cwd: string, toolsLine: string, today = new Dat
     toolsLine,
     "Read a file before you change it. Use edit for small changes to existing files and write for new files or full rewrites.",
     "Answer briefly and concretely; say what you changed and why.",
+    "When older conversation has been summarized and you need a detail the summary does not give, find it with history_search and read it with history_read.",
     `Today is ${today.toISOString().slice(0, 10)}.`,
   ].join("\n");
 }
@@ -64,6 +65,7 @@ export function register(program: Command): void {
             model,
             systemPrompt: chatSystemPrompt(cwd, describeTools(cwd, toolOptions)),
             tools,
+            recall: true,
             settings,
             getApiKey: () => apiKey,
           });
