@@ -47,6 +47,12 @@ export interface CompactSessionOptions extends CompactionBudgetOptions {
   onWarning?: WarningListener;
   /** awaited once, right before the summarizer starts working (to start a spinner) */
   onSummarizing?: (summarizer: Summarizer, preparation: CompactionPreparation) => void | Promise<void>;
+  /**
+   * Shown the whole summary that would be written (file lists included) before anything is: it
+   * returns the text to write instead, or undefined to cancel, which writes nothing and throws
+   * CompactionCancelledError (`bonsai compact --edit`).
+   */
+  review?: (summary: string) => Promise<string | undefined>;
 }
 
 export interface CompactReport extends CompactPlanReport {
@@ -142,6 +148,11 @@ export async function compactSession(target: SessionTarget, options: CompactSess
     await options.onSummarizing?.(summarizer, preparation);
     const { instructions, shortSummary, signal, onWarning } = options;
     const result = await summarizeCompaction(preparation, summarizer, { instructions, shortSummary, signal, onWarning, file });
+    if (options.review) {
+      const reviewed = await options.review(result.summary);
+      if (reviewed === undefined) throw new CompactionCancelledError(file ?? session.getLocation() ?? "the session");
+      result.summary = reviewed;
+    }
     persistMigration(writable, options.onWarning);
     const entry = appendCompactionEntry(session, result);
     await session.flush();

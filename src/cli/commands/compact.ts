@@ -6,6 +6,7 @@
  * compactSession's (ops/compact.ts); this parses the flags and prints the report.
  */
 import type { Command } from "commander";
+import { editText } from "../editor.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../../compaction/settings.js";
 import { type CompactPlanReport, type CompactReport, type CompactSessionOptions, compactSession } from "../../ops/compact.js";
 import { nonNegativeInteger } from "../numeric-options.js";
@@ -57,6 +58,7 @@ interface CommandOptions extends SummarizerOptionValues {
   dryRun?: boolean;
   json?: boolean;
   quiet?: boolean;
+  edit?: boolean;
 }
 
 export function register(program: Command): void {
@@ -69,6 +71,7 @@ export function register(program: Command): void {
     .option("--reserve <tokens>", `tokens reserved for replies; sizes the summaries (default: compaction.reserveTokens, else ${DEFAULT_COMPACTION_SETTINGS.reserveTokens})`, nonNegativeInteger)
     .option("--no-short-summary", "skip the two-sentence short summary")
     .option("--dry-run", "show the cut, the counts and the tokens; call no summarizer and write nothing")
+    .option("--edit", "open the summary in $VISUAL or $EDITOR before it is written: save and exit to write what you saved, exit non-zero to write nothing")
     .option("-q, --quiet", "leave the summary out of the output (`bonsai context` shows it)")
     .option("--json", "print stable JSON");
   addSummarizerOptions(command).action(
@@ -99,6 +102,15 @@ export function register(program: Command): void {
             onSummarizing: async (summarizer) => {
               stopSpinner = startSpinner(`summarizing with ${summarizer.name}…`);
             },
+            ...(options.edit
+              ? {
+                  review: async (summary: string) => {
+                    stopSpinner(true);
+                    stopSpinner = () => {};
+                    return editText(summary, "compaction-summary.md");
+                  },
+                }
+              : {}),
           });
           stopSpinner(report.compacted);
           if (options.json) printJson(report);
