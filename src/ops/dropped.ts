@@ -57,19 +57,21 @@ function entryOf(fact: EvalFact, span: readonly SessionEntry[], texts: Map<strin
   return null;
 }
 
+/** The facts of the span the compaction at `at` on `path` summarized that its summary lost. */
+export function droppedAt(path: readonly SessionEntry[], at: number): CompactionDrops {
+  const entry = path[at];
+  if (entry?.type !== "compaction") throw new Error(`entry ${at} of the path is not a compaction`);
+  const span = summarizedSpan(path, at);
+  const messages = span.flatMap((e) => messageFromEntry(e) ?? []);
+  const facts = spanFacts(messages);
+  const texts = new Map<string, string>();
+  const dropped = facts.filter((fact) => !mentions(entry.summary, fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact, span, texts) }));
+  return { compactionId: entry.id, summarizedEntries: span.length, facts: facts.length, dropped };
+}
+
 /** Each compaction on the path, oldest first, with the facts of its span its summary lost. */
 export function droppedByCompactions(path: readonly SessionEntry[]): CompactionDrops[] {
-  const out: CompactionDrops[] = [];
-  path.forEach((entry, at) => {
-    if (entry.type !== "compaction") return;
-    const span = summarizedSpan(path, at);
-    const messages = span.flatMap((e) => messageFromEntry(e) ?? []);
-    const facts = spanFacts(messages);
-    const texts = new Map<string, string>();
-    const dropped = facts.filter((fact) => !mentions(entry.summary, fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact, span, texts) }));
-    out.push({ compactionId: entry.id, summarizedEntries: span.length, facts: facts.length, dropped });
-  });
-  return out;
+  return path.flatMap((entry, at) => (entry.type === "compaction" ? [droppedAt(path, at)] : []));
 }
 
 export async function droppedReport(target: SessionTarget, options: { onWarning?: WarningListener } = {}): Promise<DroppedReport> {

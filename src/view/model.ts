@@ -10,6 +10,7 @@ import { messageFromEntry, summarizedRange } from "../format/context.js";
 import { isCheckoutMarker, type SessionEntry, type SessionHeader, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
 import { clip, entryPreview } from "../messages/preview.js";
+import { type DroppedFact, droppedAt } from "../ops/dropped.js";
 import { type ArchivedOriginals, type Block, entryBlocks } from "./blocks.js";
 import { contextEstimates, type TimelinePoint, timelineOf } from "./timeline.js";
 
@@ -36,6 +37,9 @@ export interface CompactionInfo {
   modifiedFiles: string[];
   /** the other fields of `details` (a coverage report, …) as JSON; absent when there are none */
   moreDetails?: string;
+  /** what the summarized span held that the summary does not mention (ops/dropped.ts), and how many facts were looked for */
+  dropped: DroppedFact[];
+  factsChecked: number;
 }
 
 export interface ViewNode {
@@ -162,6 +166,7 @@ function compactionInfo(path: readonly SessionEntry[]): CompactionInfo {
   const c = path.length - 1;
   const entry = path[c] as SessionEntry & { type: "compaction" };
   const [start, end] = summarizedRange(path, c);
+  const drops = droppedAt(path, c);
   const summarized = path.slice(start, end).filter((e) => messageFromEntry(e) !== undefined);
   const estimates = contextEstimates(path);
   return {
@@ -174,6 +179,8 @@ function compactionInfo(path: readonly SessionEntry[]): CompactionInfo {
     readFiles: fileList(entry.details, "readFiles"),
     modifiedFiles: fileList(entry.details, "modifiedFiles"),
     ...(otherDetails(entry.details) ? { moreDetails: otherDetails(entry.details) } : {}),
+    dropped: drops.dropped,
+    factsChecked: drops.facts,
   };
 }
 

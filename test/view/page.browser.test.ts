@@ -234,6 +234,31 @@ describe("a compacted and pruned session", () => {
   });
 });
 
+describe("what a compaction dropped", () => {
+  it("lists the facts its summary does not mention, each linked to its entry", async () => {
+    const file = join(dir, "vague.jsonl");
+    const session = SessionManager.open(file);
+    const ask = session.appendMessage(userMsg("Add paging to `listInvoices` in src/invoices.ts; keep `pageSize` at most 200."));
+    session.appendMessage(assistantMsg("Paging is in: `listInvoices` takes a cursor."));
+    const kept = session.appendMessage(userMsg("Now the totals."));
+    const compactionId = session.appendCompaction("## Goal\nPaging for the invoices list.", kept, 1000);
+    await session.close();
+    const { url, model } = await exportHtml(file, "vague.html");
+    const info = model.nodes.find((n) => n.id === compactionId)!.compaction!;
+    assert.ok(info.dropped.some((d) => d.text === "listInvoices" && d.entryId === ask), JSON.stringify(info.dropped));
+    const { page, errors } = await open(`${url}#${compactionId}`);
+    const dropped = page.locator(`#entries article[data-id="${compactionId}"] details.dropped`);
+    assert.equal(await dropped.locator("summary").textContent(), `not in the summary: ${info.dropped.length} of ${info.factsChecked} facts`);
+    await dropped.locator("summary").click();
+    const item = dropped.locator("li", { hasText: "identifier: listInvoices" });
+    assert.ok(await item.isVisible());
+    await item.locator("a").click();
+    await selectedIn(page, "#entries article.entry.selected", ask);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
 describe("a large session", () => {
   it("renders only what is on screen, for the export (bounded) and for view", async () => {
     const big = largeSession(dir, 12000, 1500);
