@@ -15,6 +15,8 @@ import type { AgentMessage } from "../src/format/message-types.js";
 import { checkoutSession } from "../src/ops/checkout.js";
 import { compactSession } from "../src/ops/compact.js";
 import { setLabel } from "../src/ops/label.js";
+import { pinEntry } from "../src/ops/pin.js";
+import { uncompactSession } from "../src/ops/uncompact.js";
 import { pruneToolOutput, restoreToolOutput } from "../src/ops/prune-report.js";
 import { isCheckoutMarker } from "../src/format/entry-types.js";
 import { SessionManager } from "../src/session/manager.js";
@@ -27,6 +29,8 @@ import { comparable } from "./compare.js";
 const dir = mkdtempSync(join(tmpdir(), "bonsai-oracle-rewrites-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let counter = 0;
+/** cases where an agent read a pinned section bonsai wrote (checked once all agents ran) */
+let pinnedSeen = 0;
 
 type Rewrite = (file: string, c: OracleCase) => Promise<unknown>;
 
@@ -42,6 +46,15 @@ const REWRITES: Record<string, Rewrite> = {
   "checkout --summarize": (file, c) => {
     const ids = entryIds(c);
     return checkoutSession(file, ids[Math.floor(ids.length / 2)], { summarize: true, summarizer: extractiveSummarizer() });
+  },
+  "pin, then compact": async (file, c) => {
+    const user = c.lines.map((line) => JSON.parse(line) as { type?: string; id?: string; message?: { role?: string } }).find((e) => e.type === "message" && e.message?.role === "user");
+    if (user?.id) await pinEntry(file, user.id);
+    return compactSession(file, { summarizer: extractiveSummarizer(), keepRecentTokens: 200 });
+  },
+  "compact, then uncompact": async (file) => {
+    const compacted = await compactSession(file, { summarizer: extractiveSummarizer(), keepRecentTokens: 200 });
+    if (compacted.compacted) await uncompactSession(file);
   },
   "copy to SQLite and back": async (file) => {
     const db = join(dir, `copy-${++counter}.db`);
@@ -120,6 +133,11 @@ for (const agent of AGENTS) {
           const ours = bonsaiRead(run.file);
           const leafId = theirs.leafId !== null && ours.markers.has(theirs.leafId) ? ours.markers.get(theirs.leafId)! : theirs.leafId;
           assert.deepEqual(comparable(ours.context), comparable({ ...theirs, leafId }));
+          // the pinned request reaches the agent through the summary it reads
+          if (run.what.endsWith("pin, then compact") && readFileSync(run.file, "utf8").includes("## Pinned (verbatim)")) {
+            assert.match(JSON.stringify(theirs.messages), /## Pinned \(verbatim\)/, `${agent.name} does not see the pinned section`);
+            pinnedSeen++;
+          }
         } catch (error) {
           differences.push(`${run.what}: ${(error as Error).message}`);
         }
@@ -128,3 +146,7 @@ for (const agent of AGENTS) {
     });
   });
 }
+
+it("a pinned request reached an agent through the summary in some case", () => {
+  assert.ok(pinnedSeen > 0, "no case put a pinned entry before a compaction's cut");
+});

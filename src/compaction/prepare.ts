@@ -167,9 +167,22 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
   };
   if (previous) preparation.previousSummary = previous.summary;
   if (ratio !== undefined) preparation.usageRatio = ratio;
-  const pinned = pinnedBefore(path, cut.firstKeptEntryIndex, settings.pinFirstRequest === true);
+  const pinned = pinnedBefore(path, cut.firstKeptEntryIndex, settings.pinFirstRequest === true, contextFloor(path, dialect));
   if (pinned.length > 0) preparation.pinned = pinned;
   return { ok: true, preparation };
+}
+
+/**
+ * How far back the context reaches through its compactions: the start after the latest reset
+ * boundary (an oh-my-pi /clear) before them, 0 when there is none. Pins before it were cleared.
+ */
+function contextFloor(path: readonly SessionEntry[], dialect: Dialect): number {
+  let end = path.length;
+  for (;;) {
+    const segments = dialect.segments(path.slice(0, end));
+    if (segments.compaction < 0) return segments.start;
+    end = segments.compaction;
+  }
 }
 
 /** The reference's shape: the preparation, or undefined when there is nothing to do (see planCompaction for why). */

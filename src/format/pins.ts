@@ -44,16 +44,17 @@ function unpinned(path: readonly SessionEntry[], id: string): boolean {
 export const pinnedText = (entry: SessionEntry): string => entryText(entry);
 
 /**
- * The pinned entries before index `end` of the path, with their text: what a compaction there
- * carries. `firstRequest`: the first user message counts as pinned too (compaction.pinFirstRequest),
- * unless a pin entry unpinned it.
+ * The pinned entries from index `from` (where the context starts: after a reset boundary, which
+ * clears pins with everything else) to before `end` of the path, with their text: what a
+ * compaction there carries. `firstRequest`: the first user message from `from` on counts as
+ * pinned too (compaction.pinFirstRequest), unless a pin entry unpinned it.
  */
-export function pinnedBefore(path: readonly SessionEntry[], end: number, firstRequest = false): { entryId: string; text: string }[] {
+export function pinnedBefore(path: readonly SessionEntry[], end: number, firstRequest = false, from = 0): { entryId: string; text: string }[] {
   const ids = new Set(pinnedIds(path));
-  const first = firstRequest ? path.find((e) => e.type === "message" && e.message.role === "user") : undefined;
+  const span = path.slice(from, end);
+  const first = firstRequest ? span.find((e) => e.type === "message" && e.message.role === "user") : undefined;
   if (first && !unpinned(path, first.id)) ids.add(first.id);
-  return path
-    .slice(0, end)
+  return span
     .filter((e) => ids.has(e.id))
     .map((e) => ({ entryId: e.id, text: pinnedText(e) }))
     .filter((p) => p.text.trim() !== "");

@@ -107,3 +107,17 @@ describe("compaction.pinFirstRequest", () => {
     assert.deepEqual(pinnedBefore(path(), path().length, true), [], "an unpin wins over the setting");
   });
 });
+
+describe("pins and a reset boundary", () => {
+  it("a pin before where the context starts (an oh-my-pi /clear) is not carried", async () => {
+    const { pinnedBefore } = await import("../../src/format/pins.js");
+    const session = SessionManager.inMemory("/p");
+    const old = session.appendMessage(messageOf(u("Before the clear: use the old schema.")));
+    session.appendCustomEntry("bonsai.pin", { targetId: old, pinned: true });
+    const start = session.getBranch().length;
+    session.appendMessage(messageOf(u("After the clear: a new task.")));
+    const path = session.getBranch();
+    assert.equal(pinnedBefore(path, path.length).length, 1);
+    assert.deepEqual(pinnedBefore(path, path.length, false, start), []);
+  });
+});
