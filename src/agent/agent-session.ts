@@ -26,7 +26,7 @@ import type { AgentSessionListener, SessionCompactionResult, SessionHookEvents }
 import { type HookHandler, HookRunner } from "./hooks.js";
 import { type ContextUsage, contextUsage, type OverflowDetector } from "./overflow.js";
 import { MessageRecorder } from "./persist.js";
-import { recallTools } from "./recall.js";
+import { RECALL_NOTE, recallTools } from "./recall.js";
 import { SummarizerSource } from "./summarizer-source.js";
 import { TurnLoop } from "./turn-loop.js";
 import { TurnRetry } from "./turn-retry.js";
@@ -94,6 +94,7 @@ export class AgentSession {
     const shared = { context: this.context, sessionManager: this.sessionManager, settings: this.settings, hooks: this.hooks, summarizers };
     this.compaction = new CompactionControl({
       ...shared,
+      ...(options.recall ? { summaryFooter: RECALL_NOTE } : {}),
       prune: pruneStep(this.sessionManager, options.prune, this.now),
       savings: savingsStep(this.sessionManager, this.settings.pruning, options.prune, this.now),
       detectOverflow,

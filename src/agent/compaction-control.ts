@@ -38,6 +38,8 @@ const OVERFLOW_EXHAUSTED =
 
 export interface CompactionControlOptions {
   context: AgentContext;
+  /** a line every summary ends with (the recall tools' note, when the agent has them) */
+  summaryFooter?: string;
   sessionManager: SessionManager;
   settings: Settings;
   hooks: HookRunner<SessionHookEvents>;
@@ -275,8 +277,9 @@ export class CompactionControl {
   }
 
   private runContext(): CompactionRunContext {
-    const { context, sessionManager, hooks, settings, summarizers, emit, now } = this.options;
+    const { context, sessionManager, hooks, settings, summarizers, emit, now, summaryFooter } = this.options;
     return {
+      ...(summaryFooter ? { summaryFooter } : {}),
       sessionManager,
       hooks,
       settings,

@@ -48,6 +48,8 @@ export class CompactionError extends Error {
 
 export interface CompactionRunContext {
   sessionManager: SessionManager;
+  /** a line every summary ends with (compaction/compact.ts, CompactOptions.footer) */
+  summaryFooter?: string;
   hooks: HookRunner<SessionHookEvents>;
   settings: Settings;
   /** summarizers to try, best first, for a request needing `requiredTokens` of context window */
@@ -144,7 +146,7 @@ function requiredTokens(preparation: CompactionPreparation): number {
  * the fallback and the hooks' prompt and context are the agent's policy around it.
  */
 export async function summarizeWithFallback(
-  ctx: Pick<CompactionRunContext, "chain" | "emit" | "settings" | "now" | "sessionManager">,
+  ctx: Pick<CompactionRunContext, "chain" | "emit" | "settings" | "now" | "sessionManager" | "summaryFooter">,
   preparation: CompactionPreparation,
   options: Pick<CompactionRunOptions, "customInstructions" | "signal"> & {
     /** refuse summaries larger than what they replace (automatic compactions) */
@@ -170,6 +172,7 @@ export async function summarizeWithFallback(
           onWarning: (message) => ctx.emit({ type: "warning", message }),
           promptOverride: compacting.prompt,
           extraContext: compacting.context,
+          ...(ctx.summaryFooter ? { footer: ctx.summaryFooter } : {}),
           file: sessionName(ctx.sessionManager),
         });
         if (!options.guardGrowth || !summaryGrew(result.summary, replacedTokens(preparation))) return { result, method };

@@ -14,6 +14,9 @@ import { redact } from "../summarizer/redact.js";
 
 type Archived = ReadonlyMap<string, readonly { type: string; text?: string }[]>;
 
+/** The line each compaction summary ends with while the agent has the tools: so it knows it can look back. */
+export const RECALL_NOTE = "_(Everything before this summary can still be searched with history_search and read word for word with history_read.)_";
+
 export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 30;
 /** Characters a history_read answer holds at most; what does not fit is said, not sent. */

@@ -67,6 +67,11 @@ export interface CompactOptions {
    * by default; `{ verbatimRequests: false, coverageCheck: false }` gives the reference's summary text.
    */
   guard?: GuardSettings;
+  /**
+   * A line the stored summary ends with, before the file lists (the recall tools' note): written
+   * again by each compaction that is given it, taken out of the previous summary before anyone reads it.
+   */
+  footer?: string;
 }
 
 /** Serialized conversation, one part per message (chunking splits between parts). */
@@ -117,6 +122,9 @@ export async function compact(
   return run(preparation, summarizer, options);
 }
 
+/** The previous summary without the footer line this compaction writes again. */
+const withoutFooter = (summary: string, footer: string | undefined) => (footer ? summary.split(`\n\n${footer}`).join("").split(footer).join("").trimEnd() : summary);
+
 async function run(
   preparation: CompactionPreparation,
   summarizer: Summarizer,
@@ -127,7 +135,7 @@ async function run(
   const reasoning = summarizer.reasoning ? ("high" as const) : undefined;
   // The stored summary ends with file tags; they are re-derived below, so the model never sees them twice.
   // and the pinned section is written again from the path
-  const storedPrevious = preparation.previousSummary ? withoutPinned(stripFileOperations(preparation.previousSummary)) : undefined;
+  const storedPrevious = preparation.previousSummary ? withoutFooter(withoutPinned(stripFileOperations(preparation.previousSummary)), options.footer) : undefined;
   // The guard's sections are read back out and merged by guardSummary, never handed to the summarizer.
   const guardOn = options.guard?.verbatimRequests !== false || options.guard?.coverageCheck !== false;
   const previousGuard: GuardSections | undefined = storedPrevious !== undefined && guardOn ? splitGuardSections(storedPrevious) : undefined;
@@ -241,7 +249,7 @@ async function run(
   const details: CompactionDetails = { readFiles, modifiedFiles };
   if (guarded.coverage) details.coverage = guarded.coverage;
   const result: CompactionResult = {
-    summary: [guarded.text, renderPinned(preparation.pinned ?? [], estimateTextTokens)].filter(Boolean).join("\n\n") + formatFileOperations(readFiles, modifiedFiles),
+    summary: [guarded.text, renderPinned(preparation.pinned ?? [], estimateTextTokens), options.footer].filter(Boolean).join("\n\n") + formatFileOperations(readFiles, modifiedFiles),
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
     details,

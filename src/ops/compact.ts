@@ -72,6 +72,8 @@ export interface SummarizeCompactionOptions {
   /** replaces the history summary's instructions (a session.compacting hook's prompt) */
   promptOverride?: string;
   extraContext?: readonly string[];
+  /** a line the summary ends with (CompactOptions.footer) */
+  footer?: string;
   /** names the session in the cancellation message */
   file: string;
 }
@@ -95,6 +97,7 @@ export async function summarizeCompaction(
       onWarning: options.onWarning,
       ...(options.promptOverride !== undefined ? { promptOverride: options.promptOverride } : {}),
       ...(options.extraContext !== undefined ? { extraContext: options.extraContext } : {}),
+      ...(options.footer !== undefined ? { footer: options.footer } : {}),
     });
   } catch (error) {
     if (error instanceof SummarizationAbortedError || signal?.aborted) throw new CompactionCancelledError(options.file);

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
 import { type Context, fauxAssistantMessage, fauxToolCall } from "@mariozechner/pi-ai";
-import { READ_MAX_CHARS, readHistory, recallTools, searchHistory } from "../../src/agent/recall.js";
+import { READ_MAX_CHARS, RECALL_NOTE, readHistory, recallTools, searchHistory } from "../../src/agent/recall.js";
 import { SessionManager } from "../../src/session/manager.js";
 import { bigText, createHarness, type Harness, reply } from "../helpers/agent-harness.js";
 import { a, messageOf, tr, u } from "../helpers/paths.js";
@@ -42,6 +42,7 @@ describe("recall tools in an agent", () => {
           return fauxAssistantMessage([fauxToolCall("history_read", { ids: [foundId] })], { stopReason: "toolUse" });
         },
         (context) => fauxAssistantMessage(`It is ${/deploy key id is (\S+?)\./.exec(lastToolResult(context))?.[1] ?? "unknown"}.`),
+        reply("Noted again."),
       ],
     });
     const h = harness;
@@ -51,6 +52,7 @@ describe("recall tools in an agent", () => {
     await h.session.compact();
     const summary = h.manager.buildSessionContext().messages[0];
     assert.equal(summary.role, "compactionSummary");
+    assert.equal(summary.role === "compactionSummary" ? summary.summary.split(RECALL_NOTE).length - 1 : 0, 1, "the summary tells the model it can look back");
     assert.doesNotMatch(JSON.stringify(h.session.messages), /dk-7731/, "the detail left the context");
 
     await h.session.prompt("What is the deploy key id?");
@@ -58,6 +60,11 @@ describe("recall tools in an agent", () => {
     assert.equal(answer?.role, "assistant");
     assert.match(JSON.stringify(answer), /It is dk-7731\./);
     assert.equal(h.manager.getEntry(foundId)?.type, "message", "the search named the entry");
+
+    // a later compaction writes the note again, once (it is not carried in the previous summary)
+    await h.session.compact();
+    const again = h.manager.buildSessionContext().messages[0];
+    assert.equal(again.role === "compactionSummary" ? again.summary.split(RECALL_NOTE).length - 1 : 0, 1);
   });
 });
 
