@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chatWorld, lastText, longText, requestKind } from "../helpers/chat-e2e.js";
+import { chatWorld, lastText, longText, requestKind, topicAnswer } from "../helpers/chat-e2e.js";
 
 const SUMMARY = "## Goal\nMake the parser fast.\n\n## Progress\n- measured the tokenizer";
 
@@ -13,8 +13,7 @@ test("/compact: Escape cancels it; with instructions it summarizes older turns a
   const world = await chatWorld(
     (request, kind) => {
       if (kind === "compaction") return { text: SUMMARY, delayMs: 800 };
-      const topic = /about the (\w+)/.exec(lastText(request))?.[1] ?? "nothing";
-      return { text: `${longText(topic)} [done-${topic}]` };
+      return topicAnswer(request);
     },
     { compaction: { keepRecentTokens: 1000 } },
   );

@@ -5,14 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chatWorld, lastText, longText } from "../helpers/chat-e2e.js";
+import { chatWorld, topicAnswer } from "../helpers/chat-e2e.js";
 
 test("/pin carries the latest request through /compact, /undo-compact brings the conversation back", async () => {
   const world = await chatWorld(
     (request, kind) => {
       if (kind === "compaction") return { text: "## Goal\nSomething about parsing." };
-      const topic = /about the (\w+)/.exec(lastText(request))?.[1] ?? "nothing";
-      return { text: `${longText(topic)} [done-${topic}]` };
+      return topicAnswer(request);
     },
     { compaction: { keepRecentTokens: 1000 } },
   );

@@ -104,3 +104,9 @@ export async function chatWorld(
 /** A long answer, so a few turns give a compaction something to summarize. */
 export const longText = (topic: string, sentences = 60) =>
   Array.from({ length: sentences }, (_, i) => `Point ${i + 1} about ${topic} is worth writing down in full.`).join(" ");
+
+/** The scripted model's answer to "tell me about the X": a long text about X that ends with `[done-X]`. */
+export function topicAnswer(request: ChatRequest): { text: string } {
+  const topic = /about the (\w+)/.exec(lastText(request))?.[1] ?? "nothing";
+  return { text: `${longText(topic)} [done-${topic}]` };
+}
