@@ -167,7 +167,7 @@ export function planCompaction(pathEntries: readonly SessionEntry[], settings: C
   };
   if (previous) preparation.previousSummary = previous.summary;
   if (ratio !== undefined) preparation.usageRatio = ratio;
-  const pinned = pinnedBefore(path, cut.firstKeptEntryIndex, settings.pinFirstRequest === true, contextFloor(path, dialect));
+  const pinned = pinnedBefore(path, cut.firstKeptEntryIndex, settings.pinFirstRequest === true, () => contextFloor(path, dialect));
   if (pinned.length > 0) preparation.pinned = pinned;
   return { ok: true, preparation };
 }

@@ -20,42 +20,43 @@ const pinOf = (entry: SessionEntry): PinData | undefined => {
   return typeof data?.targetId === "string" && typeof data.pinned === "boolean" ? { targetId: data.targetId, pinned: data.pinned } : undefined;
 };
 
-/** The ids pinned on `path`, in path order of the pinned entries. */
-export function pinnedIds(path: readonly SessionEntry[]): string[] {
+/** The state of each pinned or unpinned target on `path`: the newest pin entry for it decides. */
+function pinStates(path: readonly SessionEntry[]): Map<string, boolean> {
   const state = new Map<string, boolean>();
   for (const entry of path) {
     const pin = pinOf(entry);
     if (pin) state.set(pin.targetId, pin.pinned);
   }
+  return state;
+}
+
+/** The ids pinned on `path`, in path order of the pinned entries. */
+export function pinnedIds(path: readonly SessionEntry[]): string[] {
+  const state = pinStates(path);
   return path.filter((e) => state.get(e.id) === true).map((e) => e.id);
 }
-
-/** Whether a pin entry on the path unpinned `id` last. */
-function unpinned(path: readonly SessionEntry[], id: string): boolean {
-  let state: boolean | undefined;
-  for (const entry of path) {
-    const pin = pinOf(entry);
-    if (pin?.targetId === id) state = pin.pinned;
-  }
-  return state === false;
-}
-
-/** What a pinned entry says: the text of its message (format/entry-messages.ts). */
-export const pinnedText = (entry: SessionEntry): string => entryText(entry);
 
 /**
  * The pinned entries from index `from` (where the context starts: after a reset boundary, which
  * clears pins with everything else) to before `end` of the path, with their text: what a
  * compaction there carries. `firstRequest`: the first user message from `from` on counts as
- * pinned too (compaction.pinFirstRequest), unless a pin entry unpinned it.
+ * pinned too (compaction.pinFirstRequest), unless a pin entry unpinned it. A function `from` is
+ * called only when something may be pinned: finding where the context starts takes a walk.
  */
-export function pinnedBefore(path: readonly SessionEntry[], end: number, firstRequest = false, from = 0): { entryId: string; text: string }[] {
-  const ids = new Set(pinnedIds(path));
-  const span = path.slice(from, end);
+export function pinnedBefore(
+  path: readonly SessionEntry[],
+  end: number,
+  firstRequest = false,
+  from: number | (() => number) = 0,
+): { entryId: string; text: string }[] {
+  const state = pinStates(path);
+  if (!firstRequest && ![...state.values()].includes(true)) return [];
+  const span = path.slice(typeof from === "function" ? from() : from, end);
+  const ids = new Set(span.filter((e) => state.get(e.id) === true).map((e) => e.id));
   const first = firstRequest ? span.find((e) => e.type === "message" && e.message.role === "user") : undefined;
-  if (first && !unpinned(path, first.id)) ids.add(first.id);
+  if (first && state.get(first.id) !== false) ids.add(first.id);
   return span
     .filter((e) => ids.has(e.id))
-    .map((e) => ({ entryId: e.id, text: pinnedText(e) }))
+    .map((e) => ({ entryId: e.id, text: entryText(e) }))
     .filter((p) => p.text.trim() !== "");
 }

@@ -3,7 +3,8 @@
  * verbatim beside its summary (format/pins.ts). One `bonsai.pin` custom entry is appended, only
  * when the state changes. The operation behind `bonsai pin`.
  */
-import { PIN_CUSTOM_TYPE, type PinData, pinnedIds, pinnedText } from "../format/pins.js";
+import { entryText } from "../format/entry-messages.js";
+import { PIN_CUSTOM_TYPE, type PinData, pinnedIds } from "../format/pins.js";
 import { resolveEntryId } from "./entry-id.js";
 import { openWithStableIds, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
 
@@ -29,9 +30,10 @@ export async function pinEntry(
     const entryId = resolveEntryId(session, id);
     const entry = session.getEntry(entryId);
     const pinned = !options.unpin;
-    if (pinned && entry && pinnedText(entry).trim() === "") throw new Error(`${entryId} is a ${entry.type} entry with no text to carry; pin a message`);
-    const now = pinnedIds(session.getBranch());
-    if (!session.getBranch().some((e) => e.id === entryId)) throw new Error(`${entryId} is not on the current branch`);
+    if (pinned && entry && entryText(entry).trim() === "") throw new Error(`${entryId} is a ${entry.type} entry with no text to carry; pin a message`);
+    const branch = session.getBranch();
+    if (!branch.some((e) => e.id === entryId)) throw new Error(`${entryId} is not on the current branch`);
+    const now = pinnedIds(branch);
     if (now.includes(entryId) === pinned) return { id: entryId, pinned, changed: false, pinEntryId: null, pinnedIds: now };
     const data: PinData = { targetId: entryId, pinned };
     const pinEntryId = session.appendCustomEntry(PIN_CUSTOM_TYPE, data);

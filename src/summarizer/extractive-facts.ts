@@ -211,10 +211,16 @@ export function currentDecisions(facts: Pick<ConversationFacts, "said">): string
   return currentItems(items, placedSentences(facts.said, sentences)).map((item) => item.text);
 }
 
+/** The span's sentences that can retire what came before: the user's, or everyone's. */
+const correctionsOf = (facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): Placed[] =>
+  placedSentences(
+    facts.said.filter((s) => by === "anyone" || s.role === "user"),
+    sentences,
+  );
+
 /** Whether a later sentence of the span retires `item` (a constraint or decision of an earlier summary). */
 export function retiredBySpan(item: string, facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): boolean {
-  const texts = facts.said.filter((s) => by === "anyone" || s.role === "user");
-  return currentItems([{ text: item, at: -1 }], placedSentences(texts, sentences)).length === 0;
+  return currentItems([{ text: item, at: -1 }], correctionsOf(facts, by)).length === 0;
 }
 
 /**
@@ -222,12 +228,8 @@ export function retiredBySpan(item: string, facts: Pick<ConversationFacts, "said
  * later sentence of the span retired; undefined when none is left. Unchanged when none was retired.
  */
 export function stillStated(text: string, facts: Pick<ConversationFacts, "said">, by: "user" | "anyone", at = -1): string | undefined {
-  const corrections = placedSentences(
-    facts.said.filter((s) => by === "anyone" || s.role === "user"),
-    sentences,
-  );
   const parts = placedSentences([{ text, at }], (t) => sentences(proseOf(t)));
-  const kept = currentItems(parts, corrections);
+  const kept = currentItems(parts, correctionsOf(facts, by));
   if (kept.length === parts.length) return text;
   return kept.length > 0 ? kept.map((p) => p.text).join(" ") : undefined;
 }
@@ -280,7 +282,7 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
     for (let i = errors.length - 1; i >= 0; i--) if (errors[i].key === key || (kind && errors[i].kind === kind)) errors.splice(i, 1);
   };
   /** calls waiting for their results, in order, with the records their outcome updates */
-  let pending: { name: string; args: Record<string, unknown>; ops: FileOperation[]; op?: FileOperation; run?: CommandRun }[] = [];
+  let pending: { name: string; args: Record<string, unknown>; ops: FileOperation[]; run?: CommandRun }[] = [];
   let lastUserIndex = -1;
   let lastAnswerIndex = -1;
 
@@ -320,7 +322,6 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
             entry.ops.push(op);
             facts.fileOps.push(op);
           }
-          entry.op = entry.ops[0];
           const command = SHELL_TOOLS.has(call.name.toLowerCase()) && entry.ops.length === 0 ? commandText(call.args.command ?? call.args.cmd) : undefined;
           if (command !== undefined) {
             entry.run = { command, ok: true };
@@ -332,8 +333,10 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
       case "toolResult": {
         const call = pending.shift();
         if (!call) break;
+        // what identifies a file call: its first file (a patch may change several)
+        const op = call.ops[0];
         // a result the tool flagged as failed is a failure whatever its text says; otherwise the text is read
-        let failure = errorLine(part.text, call.name, call.op?.kind) ?? (part.isError ? firstLine(part.text) : undefined);
+        let failure = errorLine(part.text, call.name, op?.kind) ?? (part.isError ? firstLine(part.text) : undefined);
         // grep and friends exit 1 for "nothing found": an answer, not a failure.
         if (failure && call.run && isInspection(call.run.command) && EXIT_CODE.test(failure) && !ERROR_LINE.test(failure)) {
           failure = undefined;
@@ -341,18 +344,18 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
         // A check is a program and its subcommand: a later successful run of it clears its error,
         // whatever is chained after it (`npm run typecheck && npm run lint` clears `npm run typecheck`).
         const checks = call.run ? checksOf(call.run.command) : [];
-        const key = call.run ? `bash:${checks[0] ?? call.run.command}` : call.op ? `file:${call.op.path}` : `tool:${call.name}`;
+        const key = call.run ? `bash:${checks[0] ?? call.run.command}` : op ? `file:${op.path}` : `tool:${call.name}`;
         const kind = call.run ? checkKind(call.run.command) : undefined;
         if (!failure) {
           resolve(key, kind);
           for (const check of checks) resolve(`bash:${check}`, checkKind(check));
           // a change to a file may be the fix of an earlier failure: it is still to be verified
-          if (call.op && call.op.kind !== "read") for (const error of errors) if (error.kind) error.changedSince = true;
+          if (op && op.kind !== "read") for (const error of errors) if (error.kind) error.changedSince = true;
           break;
         }
-        for (const op of call.ops) op.ok = false;
+        for (const file of call.ops) file.ok = false;
         if (call.run) call.run.ok = false;
-        const subject = call.run ? codeSpan(call.run.command, 80) : call.op ? `${call.name} ${codeSpan(call.op.path)}` : call.name;
+        const subject = call.run ? codeSpan(call.run.command, 80) : op ? `${call.name} ${codeSpan(op.path)}` : call.name;
         resolve(key); // the same check failing again: its newest failure is the one that stands
         errors.push(kind ? { subject, line: failure, key, kind } : { subject, line: failure, key });
         break;

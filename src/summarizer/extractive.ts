@@ -183,10 +183,6 @@ const ALIASES: Record<string, string> = {
 };
 
 /**
- * Older summaries first: their items keep their place and newer ones are added after them,
- * except in the refreshed sections, where the latest non-empty list wins.
- */
-/**
  * An item of an earlier summary as it stands after the span: a goal, constraint or decision less
  * what the span corrected or reversed; an error gone once a check of its kind passed in the span.
  */
@@ -205,6 +201,11 @@ function olderItem(title: string, item: string, facts: ConversationFacts): strin
   return item;
 }
 
+/**
+ * Older summaries first: their items keep their place and newer ones are added after them,
+ * except in the refreshed sections, where the latest non-empty list wins. With the span's
+ * `facts`, an older item is taken as it stands after the span (olderItem).
+ */
 function mergeSummaries(older: readonly string[], current: Items, facts?: ConversationFacts): Items {
   const merged: Items = new Map();
   const extraTitles: string[] = [];

@@ -10,9 +10,11 @@ import { COVERAGE_HEADING, type CoverageItem, type CoverageReport, checkCoverage
 import {
   DEFAULT_USER_REQUESTS_TOKENS,
   type EstimateTokens,
+  clipTo,
   foldSimilar,
   mergeUserRequests,
   parseUserRequests,
+  quote,
   renderUserRequests,
   USER_REQUESTS_HEADING,
   userRequests,
@@ -50,13 +52,8 @@ export const MAX_PINNED_TOKENS = 2000;
 export function renderPinned(pinned: readonly { entryId: string; text: string }[], estimate: EstimateTokens): string {
   if (pinned.length === 0) return "";
   const blocks = pinned.map(({ entryId, text }) => {
-    let body = text.trim();
-    if (estimate(body) > MAX_PINNED_TOKENS) {
-      while (body.length > 0 && estimate(body) > MAX_PINNED_TOKENS) body = body.slice(0, Math.floor(body.length * 0.9));
-      body = `${body.trimEnd()} [… cut]`;
-    }
-    const quoted = body.split("\n").map((line) => (line.trim() ? `> ${line}` : ">")).join("\n");
-    return `_(entry ${entryId})_\n${quoted}`;
+    const body = estimate(text.trim()) > MAX_PINNED_TOKENS ? clipTo(text.trim(), MAX_PINNED_TOKENS, estimate) : text.trim();
+    return `_(entry ${entryId})_\n${quote(body)}`;
   });
   return `${PINNED_HEADING}\n\n${blocks.join("\n\n")}`;
 }
@@ -64,9 +61,12 @@ export function renderPinned(pinned: readonly { entryId: string; text: string }[
 /** A stored summary without its pinned section (the next compaction writes it again). */
 export function withoutPinned(summary: string): string {
   const range = sectionRange(summary, PINNED_HEADING);
-  if (!range) return summary;
-  return `${summary.slice(0, range.start).trimEnd()}\n\n${summary.slice(range.end).trimStart()}`.trim();
+  return range ? withoutRange(summary, range) : summary;
 }
+
+/** `text` with the section at `range` taken out, the text around it joined by one blank line. */
+const withoutRange = (text: string, range: { start: number; end: number }) =>
+  `${text.slice(0, range.start).trimEnd()}\n\n${text.slice(range.end).trimStart()}`.trim();
 
 /** Where the section under `heading` starts and ends (the next `## ` heading or the end), or undefined. */
 function sectionRange(text: string, heading: string): { start: number; end: number } | undefined {
@@ -86,7 +86,7 @@ export function splitGuardSections(summary: string): GuardSections {
     const range = sectionRange(body, heading);
     if (!range) return undefined;
     const section = body.slice(range.start + heading.length, range.end);
-    body = `${body.slice(0, range.start).trimEnd()}\n\n${body.slice(range.end).trimStart()}`.trim();
+    body = withoutRange(body, range);
     return section;
   };
   const requestSection = take(USER_REQUESTS_HEADING);

@@ -63,17 +63,19 @@ export interface Folded {
  * ones, how many and the numbers they named, so no task is lost.
  */
 export function foldSimilar(requests: readonly string[]): { requests: string[]; similar: Map<string, Folded> } {
+  const shapes = requests.map(shape);
   const byShape = new Map<string, string[]>();
-  for (const request of requests) {
-    const s = shape(request);
-    byShape.set(s, [...(byShape.get(s) ?? []), request]);
-  }
+  requests.forEach((request, i) => {
+    const group = byShape.get(shapes[i]);
+    if (group) group.push(request);
+    else byShape.set(shapes[i], [request]);
+  });
   const similar = new Map<string, Folded>();
-  const kept = requests.filter((request) => {
-    const group = byShape.get(shape(request)) ?? [request];
-    if (group.length < MIN_FOLDED || !shape(request).includes("#")) return true;
+  const kept = requests.filter((request, i) => {
+    const group = byShape.get(shapes[i]) ?? [request];
+    if (group.length < MIN_FOLDED || !shapes[i].includes("#")) return true;
     if (group[0] !== request) return false;
-    const numbers = group.slice(1).flatMap((r) => (r.match(NUMBER) ?? []).join("/"));
+    const numbers = group.slice(1).map((r) => (r.match(NUMBER) ?? []).join("/"));
     similar.set(request, { count: group.length - 1, numbers });
     return true;
   });
@@ -87,7 +89,8 @@ function foldedNote(folded: Folded): string {
   return `_(and ${folded.count} earlier request${folded.count === 1 ? "" : "s"} like it, for ${shown}${more})_`;
 }
 
-const quote = (text: string) =>
+/** `text` as a Markdown quote, line by line (an empty line a bare `>`). */
+export const quote = (text: string) =>
   text
     .split("\n")
     .map((line) => (line.trim() ? `> ${line}` : ">"))
@@ -102,7 +105,7 @@ export interface RenderedRequests {
 }
 
 /** Cuts `text` to about `tokens` tokens at a line or word boundary, marked. */
-function clipTo(text: string, tokens: number, estimate: EstimateTokens): string {
+export function clipTo(text: string, tokens: number, estimate: EstimateTokens): string {
   let low = 0;
   let high = text.length;
   while (low < high) {
