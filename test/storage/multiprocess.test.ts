@@ -24,6 +24,8 @@ interface Writer {
   waitFor(prefix: string): Promise<string>;
   exit: Promise<number | null>;
   send(command: string): void;
+  /** what it wrote on stderr so far (a failure's reason) */
+  stderr(): string;
 }
 
 /** Every writer started; a failed test must not leave one waiting for its "close" forever. */
@@ -62,6 +64,7 @@ function startWriter(location: string, count: number, mode = ""): Writer {
     lines,
     exit,
     send: (command) => child.stdin!.write(`${command}\n`),
+    stderr: () => stderr,
     waitFor(prefix) {
       const seen = lines.find((l) => l.startsWith(prefix));
       if (seen) return Promise.resolve(seen);
@@ -107,7 +110,8 @@ function multiProcessSuite(name: string, setup: () => Promise<{ at: (id: string)
       const writers = ids.map((id) => startWriter(at(id), 300));
       await Promise.all(writers.map((w) => w.waitFor("ready")));
       for (const w of writers) w.send("go");
-      assert.deepEqual(await Promise.all(writers.map((w) => w.exit)), [0, 0, 0, 0]);
+      const exits = await Promise.all(writers.map((w) => w.exit));
+      assert.deepEqual(exits, [0, 0, 0, 0], writers.map((w) => w.stderr().trim()).filter(Boolean).join("\n---\n"));
       for (const id of ids) assert.deepEqual((await readLinesAt(at(id)))!.lines, sessionLines(id, 300));
     });
 
