@@ -22,6 +22,7 @@ export const SPAWNED_SCRIPTS = [
   "test/helpers/serve-fake.ts",
   "test/helpers/pg-exit-early.ts",
   "test/helpers/copy-killed.ts",
+  "test/helpers/sqlite-first-open.ts",
   "examples/agent-auto-compaction.ts",
 ];
 

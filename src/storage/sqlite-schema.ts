@@ -255,11 +255,17 @@ function checkSchemaForReading(db: Database, where: string): void {
   }
 }
 
-/** A database with tables and no bonsai_meta belongs to another application: not a store to write. */
+/**
+ * A database with tables and no bonsai_meta belongs to another application: not a store to write.
+ * One statement reads both facts from one snapshot: asked in two, another process creating the
+ * store could commit between them, and its tables would be seen without its bonsai_meta.
+ */
 function refuseForeign(db: Database, where: string): void {
-  if (schemaVersion(db) !== undefined) return;
-  const others = sqliteValue(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) as number;
-  if (others > 0) throw new Error(`${where}: not a bonsai store (it holds other tables); use a new database file`);
+  const [meta, tables] = db
+    .prepare("SELECT count(*) FILTER (WHERE name = 'bonsai_meta'), count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .raw()
+    .get() as [number, number];
+  if (meta === 0 && tables > 0) throw new Error(`${where}: not a bonsai store (it holds other tables); use a new database file`);
 }
 
 function ensureSchema(db: Database, where: string): void {

@@ -1,6 +1,6 @@
 /** The SQLite store: the shared store contract, plus leases, WAL, schema versions and bad databases. */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
@@ -15,7 +15,7 @@ import { immediateTransaction, sqliteValue } from "../../src/storage/sqlite-sche
 import { StoreVersionError } from "../../src/storage/types.js";
 import { ROOT } from "../helpers/cli.js";
 import { sessionLines, storeContract } from "../helpers/store-contract.js";
-import { BONSAI_ARGS } from "../helpers/bonsai-bin.js";
+import { BONSAI_ARGS, scriptArgs } from "../helpers/bonsai-bin.js";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -80,6 +80,21 @@ describe("sqlite store", () => {
     const junk = join(tempDir(), "junk.sqlite");
     writeFileSync(junk, "this is not a database, just text that is long enough to have a header page".repeat(20));
     assert.throws(() => openSqliteDatabase(junk), /not a SQLite database|file is not a database/);
+  });
+
+  it("lets four processes create the same new store at once, every time", async () => {
+    // Found as a one-in-thirty failure of the four-writers test: the foreign-database check read
+    // "no bonsai_meta" and "some tables" in two statements, and a peer's schema landed in between.
+    const dir = tempDir();
+    const peers = 4;
+    const runs = Array.from({ length: peers }, (_, peer) => {
+      const child = spawn(process.execPath, [...scriptArgs("test/helpers/sqlite-first-open.ts"), dir, String(peer), "60", String(peers)]);
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.stderr.on("data", (chunk) => (out += chunk));
+      return new Promise<string>((done) => child.on("close", () => done(out.trim())));
+    });
+    for (const out of await Promise.all(runs)) assert.equal(out, "done 0");
   });
 
   it("upgrades a database from an older bonsai step by step, keeping its sessions", async () => {
