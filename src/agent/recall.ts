@@ -8,7 +8,6 @@ import type { AgentTool, AgentToolResult } from "@mariozechner/pi-agent-core";
 import type { TSchema } from "@mariozechner/pi-ai";
 import { entryText } from "../format/entry-messages.js";
 import type { SessionEntry } from "../format/entry-types.js";
-import type { SessionManager } from "../session/manager.js";
 import { archivedOriginals } from "../storage/archive.js";
 import { redact } from "../summarizer/redact.js";
 
@@ -80,8 +79,20 @@ export function readHistory(entries: readonly SessionEntry[], ids: readonly stri
   return out.join("\n\n");
 }
 
+/**
+ * What the tools read a session through: bonsai's SessionManager is one, and pi-bonsai builds one
+ * over pi's session manager (its file is `getSessionFile()` there).
+ */
+export interface RecallSource {
+  getEntries(): readonly SessionEntry[];
+  /** the path from the root to `leafId` */
+  getBranch(leafId: string): readonly SessionEntry[];
+  /** the session file (or store location), for its archive of pruned output */
+  getLocation(): string | undefined;
+}
+
 /** The ids of the entries from `from` to `to` (inclusive) on the path that ends at `to`. */
-export function rangeIds(session: SessionManager, from: string, to: string): string[] {
+export function rangeIds(session: RecallSource, from: string, to: string): string[] {
   const path = session.getBranch(to);
   const start = path.findIndex((e) => e.id === from || e.id.startsWith(from));
   if (start < 0) throw new Error(`${from} is not an ancestor of ${to}`);
@@ -93,7 +104,7 @@ const schema = (properties: Record<string, object>, required: string[]) =>
   ({ type: "object", properties, required, additionalProperties: false }) as unknown as TSchema;
 
 /** history_search and history_read over `session` (and its archive of pruned output, when it has a location). */
-export function recallTools(session: SessionManager): AgentTool[] {
+export function recallTools(session: RecallSource): AgentTool[] {
   const archived = async (): Promise<Archived> => {
     const location = session.getLocation();
     return location ? archivedOriginals(location) : new Map();

@@ -11,7 +11,7 @@ import { type ChatInput, helpLines } from "./commands.js";
 import { compactedBlock, compactionFailedBlock } from "./notices.js";
 import { sessionInfoLines } from "./session-info.js";
 import { forkSession } from "./session-switch.js";
-import { pinnedIds } from "../format/pins.js";
+import { pinChange, pinNotice } from "../format/pins.js";
 import { pinEntry } from "../ops/pin.js";
 import type { TranscriptView } from "./transcript-view.js";
 import type { TreeFlow } from "./tree-flow.js";
@@ -139,21 +139,13 @@ export class CommandRunner {
   private pin(id: string | undefined, unpin: boolean): void {
     const { session, transcript } = this.options;
     const manager = session.sessionManager;
-    const branch = manager.getBranch();
-    const pinned = new Set(pinnedIds(branch));
-    const target =
-      id ??
-      branch.findLast((e) => (unpin ? pinned.has(e.id) : e.type === "message" && e.message.role === "user"))?.id;
-    if (!target) {
-      transcript.add([{ style: "warning", text: unpin ? "Nothing is pinned on this branch." : "Nothing to pin yet: send a message first." }]);
+    const change = pinChange(manager.getBranch(), id, unpin);
+    if (!change.ok) {
+      transcript.add([{ style: "warning", text: change.message }]);
       return;
     }
-    pinEntry(manager, target, { unpin }).then(
-      (result) => {
-        const what = result.changed ? (result.pinned ? "Pinned" : "Unpinned") : result.pinned ? "Already pinned:" : "Not pinned:";
-        const note = result.pinned ? " Every later compaction carries it verbatim." : "";
-        transcript.add([{ style: "success", text: `${what} ${result.id}.${note}` }]);
-      },
+    pinEntry(manager, change.targetId, { unpin }).then(
+      (result) => transcript.add([{ style: "success", text: pinNotice(result.id, result.pinned, result.changed) }]),
       (error: unknown) => transcript.add([{ style: "warning", text: error instanceof Error ? error.message : String(error) }]),
     );
   }

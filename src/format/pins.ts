@@ -60,3 +60,32 @@ export function pinnedBefore(
     .map((e) => ({ entryId: e.id, text: entryText(e) }))
     .filter((p) => p.text.trim() !== "");
 }
+
+export type PinChange = { ok: true; targetId: string; pinned: boolean; changed: boolean } | { ok: false; message: string };
+
+/**
+ * What pinning (or unpinning) `id` on `branch` means: the entry (an id or a unique prefix of one
+ * on the branch; without an id, the user's latest message, or for unpin the latest pinned entry),
+ * and whether its state changes. A refusal says why in one line. Shared by `bonsai pin`, the
+ * chat's `/pin` and pi-bonsai's.
+ */
+export function pinChange(branch: readonly SessionEntry[], id: string | undefined, unpin: boolean): PinChange {
+  const pinned = new Set(pinnedIds(branch));
+  let target: SessionEntry | undefined;
+  if (id === undefined) {
+    target = branch.findLast((e) => (unpin ? pinned.has(e.id) : e.type === "message" && e.message.role === "user"));
+    if (!target) return { ok: false, message: unpin ? "Nothing is pinned on this branch." : "Nothing to pin yet: send a message first." };
+  } else {
+    const matches = branch.filter((e) => e.id === id || e.id.startsWith(id));
+    target = matches.find((e) => e.id === id) ?? (matches.length === 1 ? matches[0] : undefined);
+    if (!target) return { ok: false, message: matches.length > 1 ? `${id} names ${matches.length} entries on the branch; give more of the id` : `${id} is not on the current branch` };
+  }
+  if (!unpin && entryText(target).trim() === "") return { ok: false, message: `${target.id} is a ${target.type} entry with no text to carry; pin a message` };
+  return { ok: true, targetId: target.id, pinned: !unpin, changed: pinned.has(target.id) === unpin };
+}
+
+/** The one line that says what a pin or unpin did. */
+export function pinNotice(targetId: string, pinned: boolean, changed: boolean): string {
+  const what = changed ? (pinned ? "Pinned" : "Unpinned") : pinned ? "Already pinned:" : "Not pinned:";
+  return `${what} ${targetId}.${pinned ? " Every later compaction carries it verbatim." : ""}`;
+}

@@ -121,3 +121,24 @@ describe("pins and a reset boundary", () => {
     assert.deepEqual(pinnedBefore(path, path.length, false, start), []);
   });
 });
+
+describe("pinChange: what /pin and /unpin (chat, pi) and bonsai pin mean", () => {
+  it("picks the latest user message, or for unpin the latest pinned entry, and says when nothing changes", async () => {
+    const { pinChange, pinNotice } = await import("../../src/format/pins.js");
+    const session = SessionManager.inMemory("/p");
+    const path = () => session.getBranch();
+    assert.deepEqual(pinChange(path(), undefined, false), { ok: false, message: "Nothing to pin yet: send a message first." });
+    const first = session.appendMessage(messageOf(u("Keep the public API stable.")));
+    const answer = session.appendMessage(messageOf(a("Understood.")));
+    const second = session.appendMessage(messageOf(u("And write the changelog.")));
+    assert.deepEqual(pinChange(path(), undefined, false), { ok: true, targetId: second, pinned: true, changed: true });
+    assert.deepEqual(pinChange(path(), undefined, true), { ok: false, message: "Nothing is pinned on this branch." });
+    session.appendCustomEntry("bonsai.pin", { targetId: first, pinned: true });
+    assert.deepEqual(pinChange(path(), undefined, true), { ok: true, targetId: first, pinned: false, changed: true });
+    assert.deepEqual(pinChange(path(), first.slice(0, 6), false), { ok: true, targetId: first, pinned: true, changed: false }, "a prefix names it");
+    assert.deepEqual(pinChange(path(), answer, true), { ok: true, targetId: answer, pinned: false, changed: false });
+    assert.deepEqual(pinChange(path(), "zzzz", false), { ok: false, message: "zzzz is not on the current branch" });
+    assert.equal(pinNotice(first, true, false), `Already pinned: ${first}. Every later compaction carries it verbatim.`);
+    assert.equal(pinNotice(first, false, true), `Unpinned ${first}.`);
+  });
+});

@@ -14,8 +14,8 @@ import { type PiAgent, pi as piPackage, startPiAgent } from "../helpers/pi-agent
 import { PI_BONSAI_DIR, buildPiBonsai } from "../helpers/pi-bonsai-build.js";
 import { type ChatRequest, type ScriptedReply, type ScriptedServer, startScriptedServer, systemText } from "../helpers/sse-server.js";
 
-/** A summarizer's request (pi's own prompt, or bonsai's), not the agent's. */
-const isSummaryRequest = (request: ChatRequest) => /summar|condense recorded conversations/i.test(systemText(request));
+/** A summarizer's request (pi's own prompt, or bonsai's), not the agent's (which offers tools, and may name "summarized"). */
+const isSummaryRequest = (request: ChatRequest) => !request.tools && /summar|condense recorded conversations/i.test(systemText(request));
 
 /** ~`tokens` estimated tokens of distinct text. */
 const filler = (label: string, tokens: number) => Array.from({ length: Math.ceil(tokens / 10) }, (_, i) => `${label} line ${i} of notes`).join("\n");
@@ -279,5 +279,90 @@ describe("pi-bonsai in pi", () => {
     assert.equal(compactions[1].fromHook, true);
     assert.deepEqual(pi.extensionErrors, []);
     for (const c of compactions) assert.ok(c.details.readFiles.some((f: string) => f.endsWith("a.txt")), `a.txt is listed: ${JSON.stringify(c.details)}`);
+  });
+});
+
+describe("pi-bonsai's pins and recall tools in pi", () => {
+  let server: ScriptedServer;
+  let reply: (request: ChatRequest, index: number) => ScriptedReply = () => ({ text: "ok" });
+  const roots: string[] = [];
+  const agents: PiAgent[] = [];
+
+  before(async () => {
+    buildPiBonsai();
+    server = await startScriptedServer((request, index) => reply(request, index));
+  });
+  after(async () => {
+    for (const agent of agents) agent.dispose();
+    await server.close();
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+  });
+
+  async function agent(options: Partial<Parameters<typeof startPiAgent>[0]> = {}): Promise<PiAgent> {
+    const root = mkdtempSync(join(tmpdir(), "pi-bonsai-"));
+    roots.push(root);
+    const started = await startPiAgent({ root, baseUrl: server.baseUrl, packageDir: PI_BONSAI_DIR, ...options });
+    agents.push(started);
+    return started;
+  }
+
+  it("/pin: a pinned request survives five compactions verbatim, and pi reads it from the file", async () => {
+    const pinned = "Every public function keeps its JSDoc; the budget for this refactor is 14 files.";
+    reply = (request) => (isSummaryRequest(request) ? { text: "## Goal\nKeep refactoring.\n" } : { text: `done: ${filler("answer", 700)}` });
+    const pi = await agent();
+    await pi.session.prompt(pinned);
+    await pi.session.prompt("/pin");
+    const pins = fileEntries(pi.sessionFile).filter((line) => line.type === "custom" && line.customType === "bonsai.pin");
+    assert.equal(pins.length, 1, "one pin entry, appended through pi");
+    for (let round = 1; round <= 5; round++) {
+      for (const step of [`Step ${round}a.`, `Step ${round}b.`, `Step ${round}c.`]) await pi.session.prompt(step);
+      const result = await pi.session.compact();
+      const section = result.summary.slice(result.summary.indexOf("## Pinned (verbatim)"));
+      assert.ok(section.includes(pinned), `compaction ${round} carries the pinned request verbatim:\n${result.summary}`);
+    }
+    assert.equal(fileEntries(pi.sessionFile).filter((line) => line.type === "compaction").length, 5);
+    // pi itself, reopening the file, sends the pinned words to the model
+    const context = JSON.stringify(piPackage.SessionManager.open(pi.sessionFile).buildSessionContext().messages);
+    assert.ok(context.includes(pinned), "pi's own context of the file holds the pinned request");
+    assertContextsAgree(pi.sessionFile);
+    assert.deepEqual(pi.extensionErrors, []);
+  });
+
+  it("the agent answers from before the latest compaction with history_search, then history_read", async () => {
+    const lastRole = (request: ChatRequest) => request.messages.at(-1)?.role;
+    const lastText = (request: ChatRequest) => JSON.stringify(request.messages.at(-1)?.content ?? "");
+    const calls: string[] = [];
+    let offered: string[] = [];
+    reply = (request) => {
+      if (isSummaryRequest(request)) return { text: "## Goal\nFinish the deployment checklist.\n" };
+      const question = JSON.stringify(request.messages).includes("Which port did the staging database move to?");
+      if (!question) return { text: `Noted. The staging database moved to port 6543 after the migration. ${filler("answer", 700)}` };
+      if (lastRole(request) === "user") {
+        offered = ((request.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+        calls.push("history_search");
+        return { text: "", toolCalls: [{ id: "call_search", name: "history_search", arguments: { query: "staging database port" } }] };
+      }
+      if (calls.length === 1) {
+        const id = /([0-9a-f]{8}) assistant/.exec(lastText(request))?.[1];
+        calls.push(`history_read ${id}`);
+        return { text: "", toolCalls: [{ id: "call_read", name: "history_read", arguments: { ids: [id] } }] };
+      }
+      const port = /port (\d+)/.exec(lastText(request))?.[1];
+      return { text: `The staging database is on port ${port ?? "unknown"}.` };
+    };
+    const pi = await agent({ tools: ["history_search", "history_read"] });
+    await pi.session.prompt("Where is the staging database now?");
+    for (const step of ["Next, the cache.", "Then the queue.", "And the logs."]) await pi.session.prompt(step);
+    const result = await pi.session.compact();
+    assert.doesNotMatch(result.summary, /6543/, "the summary dropped the detail");
+    assert.match(result.summary, /history_search/, "the summary tells the agent it can look back");
+    await pi.session.prompt("Which port did the staging database move to?");
+    assert.equal(calls[0], "history_search");
+    assert.match(calls[1] ?? "", /^history_read [0-9a-f]{8}$/);
+    const answer = pi.session.messages.at(-1) as { role: string; content: { type: string; text?: string }[] };
+    assert.equal(answer.role, "assistant");
+    assert.match(answer.content.map((c) => c.text ?? "").join(""), /port 6543/);
+    assert.deepEqual(offered.sort(), ["history_read", "history_search"], "pi offers the model both tools");
+    assert.deepEqual(pi.extensionErrors, []);
   });
 });

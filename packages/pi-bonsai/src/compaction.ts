@@ -7,6 +7,7 @@
  */
 import type { ExtensionContext, SessionBeforeCompactEvent } from "@mariozechner/pi-coding-agent";
 import { summarizeWithFallback } from "../../../src/agent/compaction-run.js";
+import { RECALL_NOTE } from "../../../src/agent/recall.js";
 import type { AgentSessionEvent } from "../../../src/agent/events.js";
 import { planCompaction } from "../../../src/compaction/prepare.js";
 import type { SessionEntry } from "../../../src/format/entry-types.js";
@@ -74,7 +75,8 @@ export function compactionHandler(deps: CompactionHandlerDeps) {
     };
     const sessionManager = { getLocation: () => ctx.sessionManager.getSessionFile() } as unknown as SessionManager;
     const { result, method } = await summarizeWithFallback(
-      { chain, emit, settings, now, sessionManager },
+      // pi-bonsai gives the agent the recall tools (recall.ts): each summary says they exist
+      { chain, emit, settings, now, sessionManager, summaryFooter: RECALL_NOTE },
       preparation,
       // a summary that grew hands over to the next method, unless the user asked for this one
       // (pi 1.x says why it compacts; pi 0.x does not, and every compaction is guarded); the last

@@ -2,7 +2,8 @@
  * pi-bonsai: bonsai inside pi. pi loads this file as an extension (package.json `pi.extensions`);
  * it takes over compaction (`session_before_compact`), branch summaries for `/tree`
  * (`session_before_tree`), prunes tool output in each request without touching the session file
- * (`context`), and adds `/bonsai`. Settings come from bonsai's settings files
+ * (`context`), and adds `/bonsai`, `/pin` and `/unpin`, and the tools history_search and
+ * history_read, so the agent can read what a compaction summarized away. Settings come from bonsai's settings files
  * (`~/.bonsai/settings.json`, `<project>/.bonsai/settings.json`), read again at every use so an
  * edit applies without a restart. This is the shell; the rules are in the modules it wires.
  */
@@ -12,6 +13,8 @@ import type { SessionEntry } from "../../../src/format/entry-types.js";
 import type { AgentMessage } from "../../../src/format/message-types.js";
 import { branchSummaryHandler } from "./branch-summary.js";
 import { type CompactionRecord, compactionHandler } from "./compaction.js";
+import { registerPinCommands } from "./pins.js";
+import { registerRecallTools } from "./recall.js";
 import { pruneRequest, pruningEdits, type RequestPruningConfig, resultEntryIds } from "./request-pruning.js";
 
 /** The request pruning bonsai's settings ask for. */
@@ -70,6 +73,9 @@ export default function piBonsai(pi: ExtensionAPI): void {
     if (result.replaced === 0) return undefined;
     return { messages: result.messages as unknown as typeof event.messages };
   });
+
+  registerPinCommands(pi, notify);
+  registerRecallTools(pi);
 
   pi.registerCommand("bonsai", {
     description: "bonsai: context use, the next compaction, the last one, request pruning",
