@@ -21,6 +21,7 @@ import type { NavigateTreeResult } from "../ops/navigate.js";
 import { type UncompactResult, uncompactSession } from "../ops/uncompact.js";
 import { AgentContext, userMessage } from "./agent-context.js";
 import { CompactionControl } from "./compaction-control.js";
+import type { CompactionRunOptions } from "./compaction-run.js";
 import { EventHub } from "./event-hub.js";
 import type { AgentSessionListener, SessionCompactionResult, SessionHookEvents } from "./events.js";
 import { type HookHandler, HookRunner } from "./hooks.js";
@@ -195,10 +196,12 @@ export class AgentSession {
    * Compacts now, with optional focus instructions. Aborts the running operation first, then
    * summarizes with the same candidates and retries as automatic compaction. Throws
    * CompactionError ("Already compacted", "Nothing to compact…", "Compaction cancelled", …).
+   * `review` sees the summary before it is written and returns the text to store, or `undefined`
+   * to cancel (nothing written).
    */
-  async compact(customInstructions?: string): Promise<SessionCompactionResult> {
+  async compact(customInstructions?: string, options: { review?: CompactionRunOptions["review"] } = {}): Promise<SessionCompactionResult> {
     await this.abort();
-    return this.compaction.compact(customInstructions);
+    return this.compaction.compact(customInstructions, options.review);
   }
 
   /**

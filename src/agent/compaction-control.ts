@@ -21,7 +21,7 @@ import type { SessionManager } from "../session/manager.js";
 import { AbortSlot } from "./abort-slot.js";
 import { type AgentContext, type Step, userMessage } from "./agent-context.js";
 import { BackgroundSummary } from "./background-summary.js";
-import { type CompactionRunContext, runCompaction } from "./compaction-run.js";
+import { type CompactionRunContext, type CompactionRunOptions, runCompaction } from "./compaction-run.js";
 import { CompactionBreaker, type ContextPressure, contextPressure, contextTokensNow, MAX_TRUNCATED_CONTINUATIONS } from "./context-pressure.js";
 import type { AgentSessionEvent, SessionCompactionResult, SessionHookEvents } from "./events.js";
 import type { HookRunner } from "./hooks.js";
@@ -116,10 +116,10 @@ export class CompactionControl {
   }
 
   /** A manual compaction (the caller has stopped everything else first). Throws CompactionError. */
-  async compact(customInstructions?: string): Promise<SessionCompactionResult> {
+  async compact(customInstructions?: string, review?: CompactionRunOptions["review"]): Promise<SessionCompactionResult> {
     this.background.drop("manual compaction");
     const outcome = await this.track(this.manual, (signal) =>
-      runCompaction(this.runContext(), { reason: "manual", customInstructions, signal }),
+      runCompaction(this.runContext(), { reason: "manual", customInstructions, signal, ...(review ? { review } : {}) }),
     );
     if (this.breaker.open) this.options.emit({ type: "warning", message: "Automatic compaction resumed after the manual compaction." });
     this.breaker.succeeded(true);

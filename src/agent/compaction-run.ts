@@ -70,6 +70,11 @@ export interface CompactionRunOptions {
   preparation?: CompactionPreparation;
   /** a summary already made for `preparation` (a ready background summary) */
   summarized?: Summarized;
+  /**
+   * Shown the summary before anything is written (the chat's `/compact --preview`): resolves with
+   * the text to store, exactly as given, or `undefined` to cancel, which writes nothing.
+   */
+  review?: (summary: string, signal: AbortSignal) => Promise<string | undefined>;
 }
 
 /** A summary and the method that made it. */
@@ -269,6 +274,11 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
     if (compacting.preserveData) result.preserveData = compacting.preserveData;
   }
   if (signal.aborted) throw cancelled();
+  if (options.review) {
+    const reviewed = await options.review(result.summary, signal);
+    if (reviewed === undefined || signal.aborted) throw cancelled();
+    result = { ...result, summary: reviewed };
+  }
 
   const fromExtension = hookCompaction !== undefined;
   const entry = appendCompactionEntry(session, result, fromExtension);

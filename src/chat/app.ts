@@ -26,6 +26,7 @@ import { InputQueue } from "./queue.js";
 import { resumedNotice } from "./session-switch.js";
 import { editorTheme, ui } from "./theme.js";
 import type { DisplayBlock } from "./transcript.js";
+import { reviewInEditor } from "./summary-review.js";
 import { TranscriptView } from "./transcript-view.js";
 import { TreeFlow } from "./tree-flow.js";
 
@@ -87,7 +88,8 @@ export class ChatApp {
       onClosed: () => this.input.drainQueue(),
     });
     const { transcript, status, tree } = this;
-    this.commands = new CommandRunner({ session, transcript, status, tree, quit, chatStart: options.chatStart });
+    const review = reviewInEditor({ tui: this.tui, editor: this.editor, note });
+    this.commands = new CommandRunner({ session, transcript, status, tree, quit, chatStart: options.chatStart, review });
     this.input = new InputHandler({
       session,
       editor: this.editor,

@@ -25,6 +25,8 @@ export interface CommandRunnerOptions {
   quit: () => void;
   /** how the chat reached its model, recorded with the model so that resuming reaches it again */
   chatStart?: ChatStart;
+  /** `/compact --preview`: shows the summary for the user to edit, accept or cancel (summary-review.ts) */
+  review: (summary: string, signal: AbortSignal) => Promise<string | undefined>;
 }
 
 export class CommandRunner {
@@ -42,7 +44,7 @@ export class CommandRunner {
         this.sendMessage(input.text);
         return;
       case "compact":
-        this.compact(input.instructions);
+        this.compact(input.instructions, input.preview === true);
         return;
       case "undoCompact":
         this.undoCompact();
@@ -95,11 +97,11 @@ export class CommandRunner {
     if (startDiffers(remembered, model, start)) manager.appendModelChange(model.provider, model.id, undefined, start);
   }
 
-  private compact(instructions: string | undefined): void {
+  private compact(instructions: string | undefined, preview: boolean): void {
     const { session, transcript } = this.options;
     this.options.status.run("compacting", async () => {
       try {
-        const result = await session.compact(instructions);
+        const result = await session.compact(instructions, preview ? { review: this.options.review } : {});
         transcript.redraw();
         transcript.add([compactedBlock(result, instructions)]);
       } catch (error) {

@@ -7,7 +7,7 @@ import { wrapHanging } from "./wrap.js";
 export type ChatInput =
   | { kind: "empty" }
   | { kind: "message"; text: string }
-  | { kind: "compact"; instructions?: string }
+  | { kind: "compact"; instructions?: string; preview?: boolean }
   | { kind: "undoCompact" }
   | { kind: "tree" }
   | { kind: "label"; label?: string }
@@ -26,7 +26,12 @@ export interface ChatCommandInfo {
 }
 
 export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
-  { name: "compact", args: "[instructions]", description: "summarize older history now, optionally with what the summary should focus on" },
+  {
+    name: "compact",
+    args: "[instructions]",
+    description:
+      "summarize older history now, optionally with what the summary should focus on; /compact --preview first puts the summary in the editor (Enter writes it, Escape cancels)",
+  },
   { name: "undo-compact", description: "undo the latest compaction: continue from before it, with what came after; the compacted branch is kept in /tree" },
   { name: "tree", description: "move to another point of the conversation tree" },
   { name: "label", args: "[text]", description: "label the current entry (no text: remove its label)" },
@@ -54,8 +59,11 @@ export function parseChatInput(raw: string): ChatInput {
   const name = match[1].toLowerCase();
   const rest = match[2]?.trim() || undefined;
   switch (resolveAlias(name)) {
-    case "compact":
-      return rest ? { kind: "compact", instructions: rest } : { kind: "compact" };
+    case "compact": {
+      const preview = rest !== undefined && /^--preview(\s|$)/.test(rest);
+      const instructions = preview ? rest.slice("--preview".length).trim() || undefined : rest;
+      return { kind: "compact", ...(instructions ? { instructions } : {}), ...(preview ? { preview } : {}) };
+    }
     case "undo-compact":
       return { kind: "undoCompact" };
     case "tree":

@@ -39,3 +39,25 @@ describe("AgentSession.uncompact", () => {
     assert.deepEqual(parseChatInput("/undo-compact"), { kind: "undoCompact" });
   });
 });
+
+describe("AgentSession.compact with a review (the chat's /compact --preview)", () => {
+  test("a review that cancels writes nothing; one that edits stores exactly its text", async () => {
+    harness = await createHarness({ responses: replies(2), contextWindow: 100_000, settings: { compaction: { keepRecentTokens: 100 } } });
+    const h = harness;
+    await h.session.prompt(bigText("first question", 300));
+    await h.session.prompt(bigText("second question", 300));
+    const seen: string[] = [];
+    await assert.rejects(
+      h.session.compact(undefined, { review: async (summary) => void seen.push(summary) }),
+      /Compaction cancelled/,
+    );
+    assert.equal(h.manager.getEntries().filter((e) => e.type === "compaction").length, 0, "nothing written on cancel");
+    assert.ok(seen[0].length > 0, "the review saw the summary");
+    const edited = `${seen[0]}\n\nAlso: keep the retry budget at 3.`;
+    const result = await h.session.compact(undefined, { review: async () => edited });
+    const stored = h.manager.getEntries().filter((e) => e.type === "compaction");
+    assert.equal(stored.length, 1);
+    assert.equal((stored[0] as { summary: string }).summary, edited);
+    assert.equal(result.summary, edited);
+  });
+});

@@ -14,6 +14,9 @@ test("commands take their arguments verbatim after the first whitespace", () => 
     kind: "compact",
     instructions: "focus on the parser\nand tests",
   });
+  assert.deepEqual(parseChatInput("/compact --preview"), { kind: "compact", preview: true });
+  assert.deepEqual(parseChatInput("/compact --preview  keep the API notes"), { kind: "compact", instructions: "keep the API notes", preview: true });
+  assert.deepEqual(parseChatInput("/compact --previews are words"), { kind: "compact", instructions: "--previews are words" });
   assert.deepEqual(parseChatInput("/label v1 done"), { kind: "label", label: "v1 done" });
   assert.deepEqual(parseChatInput("/label"), { kind: "label" });
   assert.deepEqual(parseChatInput("/tree"), { kind: "tree" });

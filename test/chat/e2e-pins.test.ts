@@ -1,5 +1,5 @@
 /**
- * `/pin`, `/unpin` and `/undo-compact` in `bonsai chat`, end to end in a pseudo-terminal against a
+ * `/pin`, `/unpin`, `/undo-compact` and `/compact --preview` in `bonsai chat`, end to end in a pseudo-terminal against a
  * scripted OpenAI-compatible server: a pinned request is quoted verbatim in the compaction, and
  * undoing the compaction brings the full conversation back on a new branch.
  */
@@ -45,6 +45,45 @@ test("/pin carries the latest request through /compact, /undo-compact brings the
 
     chat.submit("/unpin");
     await chat.waitFor(/Unpinned \w+\./);
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test("/compact --preview puts the summary in the editor: Escape writes nothing, Enter writes exactly what was edited", async () => {
+  const world = await chatWorld(
+    (request, kind) => {
+      if (kind === "compaction") return { text: "## Goal\nSomething about parsing." };
+      return topicAnswer(request);
+    },
+    { compaction: { keepRecentTokens: 1000 } },
+  );
+  const compactions = () => world.entries().filter((e) => e.type === "compaction");
+  try {
+    const chat = world.start();
+    await chat.waitFor(/tokens/);
+    for (const topic of ["lexer", "parser", "printer"]) {
+      chat.submit(`tell me about the ${topic}`);
+      await chat.waitFor(`[done-${topic}]`);
+    }
+
+    chat.submit("/compact --preview");
+    await chat.waitFor(/The summary is in the editor/);
+    await chat.waitFor(/Something about parsing\./);
+    chat.keys("Escape");
+    await chat.waitFor(/Compaction cancelled\./);
+    assert.equal(compactions().length, 0, "nothing is written on cancel");
+
+    chat.submit("/compact --preview");
+    await chat.waitFor((screen) => screen.split("The summary is in the editor").length > 2, { history: true });
+    chat.type(" Keep the lexer free of regular expressions.");
+    chat.keys("Enter");
+    await chat.waitFor(/✓ Compacted: /);
+    const stored = compactions();
+    assert.equal(stored.length, 1);
+    const summary = String(stored[0].summary);
+    assert.match(summary, /^## Goal\nSomething about parsing\./, "the summary the model made is what the editor held");
+    assert.ok(summary.endsWith(" Keep the lexer free of regular expressions."), `the user's edit is stored as typed:\n${summary}`);
   } finally {
     await world.cleanup();
   }
