@@ -2,16 +2,23 @@
  * Undoing a compaction without rewriting anything: a new branch from the entry before the
  * compaction, with copies of the entries written since the compaction, and the leaf moved to its
  * end. The compacted branch stays in the tree (pi, oh-my-pi and the viewer show both); checking
- * out its last entry brings the compaction back. The operation behind `bonsai uncompact`.
+ * out its last entry brings the compaction back. A branch summary (left by a move in the tree)
+ * is undone the same way: the context is then the place moved to without the summary of the
+ * branch left, plus what came after. The operation behind `bonsai uncompact`.
  */
 import type { SessionEntry } from "../format/entry-types.js";
 import type { SessionManager } from "../session/manager.js";
 import { resolveEntryId } from "./entry-id.js";
 import { openWithStableIds, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
 
+/** The summaries that can be undone. */
+export type UndoneSummary = "compaction" | "branch_summary";
+
 export interface UncompactResult {
-  /** the compaction undone */
+  /** the compaction (or branch summary) undone */
   compactionId: string;
+  /** which of the two it was */
+  type: UndoneSummary;
   /** the entry before it, where the new branch starts */
   branchFromId: string | null;
   /** the entries written since the compaction, copied onto the new branch, as [original, copy] */
@@ -26,8 +33,10 @@ export interface UncompactResult {
 }
 
 export interface UncompactOptions {
-  /** the compaction to undo (a unique prefix will do); default: the latest on the current branch */
+  /** the compaction or branch summary to undo (a unique prefix will do); default: the latest `type` on the current branch */
   compactionId?: string;
+  /** without an id, which summary to undo: the latest compaction (default) or branch summary */
+  type?: UndoneSummary;
   dryRun?: boolean;
   onWarning?: WarningListener;
 }
@@ -44,15 +53,19 @@ function notCopied(entry: SessionEntry): string | undefined {
   return undefined;
 }
 
-/** The plan for a session's current branch: which compaction, from where, what is copied. */
-export function planUncompact(session: SessionManager, compactionId?: string) {
+const NAMES: Record<UndoneSummary, string> = { compaction: "compaction", branch_summary: "branch summary" };
+
+/** The plan for a session's current branch: which summary, from where, what is copied. */
+export function planUncompact(session: SessionManager, compactionId?: string, type: UndoneSummary = "compaction") {
   const path = session.getBranch();
-  const at = compactionId === undefined ? path.findLastIndex((e) => e.type === "compaction") : path.findIndex((e) => e.id === compactionId);
+  const at = compactionId === undefined ? path.findLastIndex((e) => e.type === type) : path.findIndex((e) => e.id === compactionId);
   if (at < 0) {
-    throw new Error(compactionId === undefined ? "no compaction on the current branch: nothing to undo" : `${compactionId} is not on the current branch`);
+    throw new Error(compactionId === undefined ? `no ${NAMES[type]} on the current branch: nothing to undo` : `${compactionId} is not on the current branch`);
   }
   const compaction = path[at];
-  if (compaction.type !== "compaction") throw new Error(`${compaction.id} is a ${compaction.type} entry, not a compaction`);
+  if (compaction.type !== "compaction" && compaction.type !== "branch_summary") {
+    throw new Error(`${compaction.id} is a ${compaction.type} entry, not a compaction or a branch summary`);
+  }
   const after = path.slice(at + 1);
   return {
     compaction,
@@ -65,14 +78,15 @@ export function planUncompact(session: SessionManager, compactionId?: string) {
 }
 
 export async function uncompactSession(target: SessionTarget, options: UncompactOptions = {}): Promise<UncompactResult> {
-  const opened = await openWithStableIds(target, { purpose: "to undo a compaction", onWarning: options.onWarning });
+  const opened = await openWithStableIds(target, { purpose: `to undo a ${NAMES[options.type ?? "compaction"]}`, onWarning: options.onWarning });
   const { session } = opened;
   return withSession(opened, async () => {
     const wanted = options.compactionId === undefined ? undefined : resolveEntryId(session, options.compactionId);
-    const { compaction, copy, skipped } = planUncompact(session, wanted);
+    const { compaction, copy, skipped } = planUncompact(session, wanted, options.type);
     const oldLeafId = session.getLeafId();
     const result: UncompactResult = {
       compactionId: compaction.id,
+      type: compaction.type,
       branchFromId: compaction.parentId,
       copied: [],
       skipped,

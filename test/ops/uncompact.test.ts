@@ -1,5 +1,5 @@
 /**
- * Issue 28, item 3: undoing a compaction without rewriting anything. The context at the new leaf
+ * Issue 28, item 3: undoing a compaction (or a branch summary) without rewriting anything. The context at the new leaf
  * is the one before the compaction plus what was written since; the compacted branch stays; the
  * file only grows; a label after the compaction is reported, not copied; a dry run writes nothing.
  */
@@ -58,6 +58,33 @@ describe("uncompactSession", () => {
     assert.ok(leaves.includes(compactedLeaf as string), "the compacted branch is kept");
   });
 
+  it("undoes a branch summary the same way: the place moved to without the summary, then what came after", async () => {
+    const file = join(dir, "branch.jsonl");
+    const session = SessionManager.open(file);
+    const start = session.appendMessage(messageOf(u("Plan the cache.")));
+    session.appendMessage(messageOf(a("Two options: LRU or TTL.")));
+    session.appendMessage(messageOf(u("Try LRU.")));
+    session.appendMessage(messageOf(a("LRU done, but it thrashes.")));
+    const summaryId = session.branchWithSummary(start, "Tried an LRU cache; it thrashed under the load test.");
+    session.appendMessage(messageOf(u("Now try TTL.")));
+    session.appendMessage(messageOf(a("TTL done.")));
+    const summarizedLeaf = session.getLeafId();
+    await session.close();
+    const withSummary = contextOf(file);
+    assert.ok(withSummary.some((m) => m.role === "branchSummary"));
+
+    await assert.rejects(uncompactSession(file), /no compaction on the current branch: nothing to undo/);
+    const result = await uncompactSession(file, { type: "branch_summary" });
+    assert.equal(result.compactionId, summaryId);
+    assert.equal(result.type, "branch_summary");
+    assert.equal(result.branchFromId, start);
+    assert.deepEqual(contextOf(file), withSummary.filter((m) => m.role !== "branchSummary"), "the same context without the summary");
+    const reopened = SessionManager.open(file, { readOnly: true });
+    assert.ok(reopened.getEntries().some((e) => e.id === summarizedLeaf), "the branch with the summary is kept");
+    await assert.rejects(uncompactSession(file, { type: "branch_summary" }), /no branch summary on the current branch: nothing to undo/);
+    await assert.rejects(uncompactSession(file, { compactionId: start }), /is a message entry, not a compaction or a branch summary/);
+  });
+
   it("says so when there is nothing to undo", async () => {
     const file = join(dir, "plain.jsonl");
     const session = SessionManager.open(file);
@@ -79,8 +106,13 @@ describe("bonsai uncompact", () => {
     const earlier = await runBonsai(["uncompact", file, "--json"]);
     assert.equal(earlier.code, 0, earlier.stderr);
     assert.ok(JSON.parse(earlier.stdout).copied.length > 50, "everything written after the example's compaction is copied");
+    assert.equal(JSON.parse(earlier.stdout).type, "compaction");
     const again = await runBonsai(["uncompact", file]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /no compaction on the current branch: nothing to undo/);
+    // the example's branch summary (a move in its tree) is undone with --branch-summary
+    const branch = await runBonsai(["uncompact", file, "--branch-summary"]);
+    assert.equal(branch.code, 0, branch.stderr);
+    assert.match(branch.stdout, /^undid branch summary [0-9a-f]{8}: a new branch from [0-9a-f]{8} with copies of \d+ entries written since it\n/);
   });
 });

@@ -1,10 +1,11 @@
-/** `bonsai uncompact FILE [--compaction ID] [--dry-run] [--json]`: undoes a compaction on a new branch (ops/uncompact.ts). */
+/** `bonsai uncompact FILE [--compaction ID | --branch-summary] [--dry-run] [--json]`: undoes a compaction or branch summary on a new branch (ops/uncompact.ts). */
 import type { Command } from "commander";
 import { uncompactSession } from "../../ops/uncompact.js";
 import { colors, print, printJson, runAction, SESSION_ARGUMENT_HELP, warn } from "../output.js";
 
 interface CommandOptions {
   compaction?: string;
+  branchSummary?: boolean;
   dryRun?: boolean;
   json?: boolean;
 }
@@ -14,13 +15,15 @@ export function register(program: Command): void {
     .command("uncompact")
     .description("undo the latest compaction: a new branch from the entry before it, with what came after copied onto it (nothing is rewritten)")
     .argument("<file>", SESSION_ARGUMENT_HELP)
-    .option("--compaction <id>", "the compaction to undo (default: the latest on the current branch)")
+    .option("--compaction <id>", "the compaction (or branch summary) to undo (default: the latest compaction on the current branch)")
+    .option("--branch-summary", "undo the latest branch summary instead (what a move in the tree with a summary wrote)")
     .option("--dry-run", "say what would be copied, write nothing")
-    .option("--json", "print stable JSON: {compactionId, branchFromId, copied, skipped, oldLeafId, newLeafId, changed}")
+    .option("--json", "print stable JSON: {compactionId, type, branchFromId, copied, skipped, oldLeafId, newLeafId, changed}")
     .action(
       runAction(async (path: string, options: CommandOptions) => {
         const result = await uncompactSession(path, {
           ...(options.compaction !== undefined ? { compactionId: options.compaction } : {}),
+          ...(options.branchSummary ? { type: "branch_summary" as const } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
           onWarning: warn,
         });
@@ -31,11 +34,12 @@ export function register(program: Command): void {
         const c = colors();
         const copies = `${result.copied.length} ${result.copied.length === 1 ? "entry" : "entries"} written since it`;
         const from = result.branchFromId ?? "the start of the session";
+        const what = `${result.type === "compaction" ? "compaction" : "branch summary"} ${result.compactionId}`;
         if (!result.changed) {
-          print(`would undo compaction ${result.compactionId}: a new branch from ${from} with copies of ${copies}; nothing written (--dry-run)`);
+          print(`would undo ${what}: a new branch from ${from} with copies of ${copies}; nothing written (--dry-run)`);
         } else {
-          print(`undid compaction ${result.compactionId}: a new branch from ${from} with copies of ${copies}`);
-          print(`leaf: ${c.bold(result.newLeafId ?? "(none)")} (was ${result.oldLeafId ?? "(none)"}); the compacted branch is kept, check out ${result.oldLeafId} to return to it`);
+          print(`undid ${what}: a new branch from ${from} with copies of ${copies}`);
+          print(`leaf: ${c.bold(result.newLeafId ?? "(none)")} (was ${result.oldLeafId ?? "(none)"}); the branch with it is kept, check out ${result.oldLeafId} to return to it`);
         }
         for (const s of result.skipped) print(c.dim(`not copied: ${s.id} (${s.type}: ${s.reason})`));
       }),
