@@ -1,11 +1,11 @@
 /**
- * `/pin`, `/unpin`, `/undo-compact` and `/compact --preview` in `bonsai chat`, end to end in a pseudo-terminal against a
+ * `/pin`, `/unpin`, `/undo-compact`, `/compact --preview` and the recall tools in `bonsai chat`, end to end in a pseudo-terminal against a
  * scripted OpenAI-compatible server: a pinned request is quoted verbatim in the compaction, and
  * undoing the compaction brings the full conversation back on a new branch.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chatWorld, topicAnswer } from "../helpers/chat-e2e.js";
+import { chatWorld, lastText, topicAnswer } from "../helpers/chat-e2e.js";
 
 test("/pin carries the latest request through /compact, /undo-compact brings the conversation back", async () => {
   const world = await chatWorld(
@@ -84,6 +84,49 @@ test("/compact --preview puts the summary in the editor: Escape writes nothing, 
     const summary = String(stored[0].summary);
     assert.match(summary, /^## Goal\nSomething about parsing\./, "the summary the model made is what the editor held");
     assert.ok(summary.endsWith(" Keep the lexer free of regular expressions."), `the user's edit is stored as typed:\n${summary}`);
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test("after /compact the chat's agent reads what the summary dropped with history_search, then history_read", async () => {
+  const calls: string[] = [];
+  const world = await chatWorld(
+    (request, kind) => {
+      if (kind === "compaction") return { text: "## Goal\nSomething about parsing." };
+      const said = lastText(request);
+      const asked = JSON.stringify(request.messages).includes("which port did the parser server use");
+      if (said.includes("about the parser")) return { text: `The parser server listens on port 7311. ${topicAnswer(request).text}` };
+      if (!asked) return topicAnswer(request);
+      const last = request.messages.at(-1);
+      if (last?.role !== "tool") {
+        calls.push("history_search");
+        return { text: "Looking back.", toolCalls: [{ name: "history_search", arguments: { query: "parser port" } }] };
+      }
+      if (calls.length === 1) {
+        const id = /([0-9a-f]{8}) assistant/.exec(said)?.[1] ?? "none";
+        calls.push(`history_read ${id}`);
+        return { text: "Reading it.", toolCalls: [{ name: "history_read", arguments: { ids: [id] } }] };
+      }
+      return { text: `It was port ${/port (\d+)/.exec(said)?.[1] ?? "unknown"}.` };
+    },
+    { compaction: { keepRecentTokens: 1000 } },
+  );
+  try {
+    const chat = world.start();
+    await chat.waitFor(/tokens/);
+    for (const topic of ["parser", "lexer", "printer"]) {
+      chat.submit(`tell me about the ${topic}`);
+      await chat.waitFor(`[done-${topic}]`);
+    }
+    chat.submit("/compact");
+    await chat.waitFor(/✓ Compacted: /);
+    const summary = String(world.entries().find((e) => e.type === "compaction")?.summary);
+    assert.doesNotMatch(summary, /port 7311/, "the summary dropped the detail");
+    chat.submit("which port did the parser server use?");
+    await chat.waitFor("It was port 7311.");
+    assert.equal(calls[0], "history_search");
+    assert.match(calls[1] ?? "", /^history_read [0-9a-f]{8}$/);
   } finally {
     await world.cleanup();
   }
