@@ -1,7 +1,8 @@
 /**
- * `/pin`, `/unpin`, `/undo-compact`, `/compact --preview` and the recall tools in `bonsai chat`, end to end in a pseudo-terminal against a
- * scripted OpenAI-compatible server: a pinned request is quoted verbatim in the compaction, and
- * undoing the compaction brings the full conversation back on a new branch.
+ * `/pin`, `/unpin`, `/undo-compact`, `/compact --preview` and the recall tools in `bonsai chat`,
+ * end to end in a pseudo-terminal against a scripted OpenAI-compatible server: a pinned request is
+ * quoted verbatim in the compaction, undoing it brings the full conversation back on a new branch,
+ * a previewed summary is stored as edited (or not at all), and the agent looks back past it.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
