@@ -18,7 +18,7 @@ import { withoutStrayToolResults } from "../messages/tool-pairing.js";
 import type { AgentMessage } from "../format/message-types.js";
 import type { SessionManager } from "../session/manager.js";
 import type { NavigateTreeResult } from "../ops/navigate.js";
-import { type UncompactResult, uncompactSession } from "../ops/uncompact.js";
+import { type UncompactResult, type UndoneSummary, uncompactSession } from "../ops/uncompact.js";
 import { AgentContext, userMessage } from "./agent-context.js";
 import { CompactionControl } from "./compaction-control.js";
 import type { CompactionRunOptions } from "./compaction-run.js";
@@ -215,12 +215,13 @@ export class AgentSession {
   }
 
   /**
-   * Undoes the latest compaction on the branch (or `compactionId`) on a new branch, nothing
-   * rewritten (ops/uncompact.ts); the agent's context then follows the new leaf.
+   * Undoes the latest compaction on the branch (or `compactionId`, or with `type: "branch_summary"`
+   * the latest branch summary) on a new branch, nothing rewritten (ops/uncompact.ts); the agent's
+   * context then follows the new leaf.
    */
-  async uncompact(compactionId?: string): Promise<UncompactResult> {
+  async uncompact(compactionId?: string, type: UndoneSummary = "compaction"): Promise<UncompactResult> {
     await this.abort();
-    const result = await uncompactSession(this.sessionManager, compactionId === undefined ? {} : { compactionId });
+    const result = await uncompactSession(this.sessionManager, { ...(compactionId === undefined ? {} : { compactionId }), type });
     this.context.refresh();
     this.compaction.branchChanged();
     return result;

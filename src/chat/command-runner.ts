@@ -47,7 +47,7 @@ export class CommandRunner {
         this.compact(input.instructions, input.preview === true);
         return;
       case "undoCompact":
-        this.undoCompact();
+        this.undoCompact(input.branchSummary === true);
         return;
       case "tree":
         this.options.tree.open();
@@ -110,14 +110,15 @@ export class CommandRunner {
     });
   }
 
-  private undoCompact(): void {
+  private undoCompact(branchSummary: boolean): void {
     const { session, transcript } = this.options;
     this.options.status.run("compacting", async () => {
       try {
-        const result = await session.uncompact();
+        const result = await session.uncompact(undefined, branchSummary ? "branch_summary" : "compaction");
         transcript.redraw();
         const copies = `${result.copied.length} ${result.copied.length === 1 ? "entry" : "entries"} after it copied`;
-        transcript.add([{ style: "success", text: `Compaction ${result.compactionId} undone: continuing from before it, ${copies}. The compacted branch is kept (/tree).` }]);
+        const what = branchSummary ? "Branch summary" : "Compaction";
+        transcript.add([{ style: "success", text: `${what} ${result.compactionId} undone: continuing from before it, ${copies}. The branch with it is kept (/tree).` }]);
       } catch (error) {
         transcript.add([{ style: "warning", text: error instanceof Error ? error.message : String(error) }]);
       }

@@ -8,7 +8,7 @@ export type ChatInput =
   | { kind: "empty" }
   | { kind: "message"; text: string }
   | { kind: "compact"; instructions?: string; preview?: boolean }
-  | { kind: "undoCompact" }
+  | { kind: "undoCompact"; branchSummary?: boolean }
   | { kind: "tree" }
   | { kind: "label"; label?: string }
   | { kind: "pin"; id?: string; unpin: boolean }
@@ -33,6 +33,7 @@ export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
       "summarize older history now, optionally with what the summary should focus on; /compact --preview first puts the summary in the editor (Enter writes it, Escape cancels)",
   },
   { name: "undo-compact", description: "undo the latest compaction: continue from before it, with what came after; the compacted branch is kept in /tree" },
+  { name: "undo-summary", description: "undo the latest branch summary (left by a /tree move): continue without it, with what came after; nothing is rewritten" },
   { name: "tree", description: "move to another point of the conversation tree" },
   { name: "label", args: "[text]", description: "label the current entry (no text: remove its label)" },
   { name: "pin", args: "[id]", description: "pin your latest message (or entry id): every later compaction carries it verbatim" },
@@ -66,6 +67,8 @@ export function parseChatInput(raw: string): ChatInput {
     }
     case "undo-compact":
       return { kind: "undoCompact" };
+    case "undo-summary":
+      return { kind: "undoCompact", branchSummary: true };
     case "tree":
       return { kind: "tree" };
     case "label":

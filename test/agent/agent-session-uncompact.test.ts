@@ -37,6 +37,7 @@ describe("AgentSession.uncompact", () => {
 
   test("/undo-compact is the chat's command for it", () => {
     assert.deepEqual(parseChatInput("/undo-compact"), { kind: "undoCompact" });
+    assert.deepEqual(parseChatInput("/undo-summary"), { kind: "undoCompact", branchSummary: true });
   });
 });
 
@@ -59,5 +60,23 @@ describe("AgentSession.compact with a review (the chat's /compact --preview)", (
     assert.equal(stored.length, 1);
     assert.equal((stored[0] as { summary: string }).summary, edited);
     assert.equal(result.summary, edited);
+  });
+});
+
+describe("AgentSession.uncompact of a branch summary (the chat's /undo-summary)", () => {
+  test("the context is the place moved to without the summary of the branch left", async () => {
+    harness = await createHarness({ responses: replies(4), contextWindow: 100_000 });
+    const h = harness;
+    await h.session.prompt("first question");
+    const moveTo = h.manager.getLeafId() as string;
+    await h.session.prompt("second question, on a branch to leave");
+    const moved = await h.session.navigateTree(moveTo, { summarize: true });
+    assert.ok(moved.summaryEntry, "the branch left was summarized");
+    await h.session.prompt("third question");
+    const withSummary = texts(h.session.messages);
+    assert.ok(withSummary.includes("branchSummary"));
+    const result = await h.session.uncompact(undefined, "branch_summary");
+    assert.equal(result.type, "branch_summary");
+    assert.deepEqual(texts(h.session.messages), withSummary.filter((t) => t !== "branchSummary"));
   });
 });
