@@ -11,6 +11,7 @@ import { compactionThreshold } from "../compaction/settings.js";
 import { estimateContextTokens, estimateMessagesTokens, messageTextTokens } from "../compaction/tokens.js";
 import type { CompactionSettings } from "../config/settings.js";
 import type { AgentMessage } from "../format/message-types.js";
+import { formatCount } from "../util/count.js";
 
 /** The share of the threshold a compaction must bring the context under. */
 export const PROGRESS_RATIO = 0.8;
@@ -69,7 +70,7 @@ export function summaryGrew(summary: string, replacedTokens: number): boolean {
 /** The warning of a compaction that freed too little. */
 export function progressWarning(tokensBefore: number, tokensAfter: number, threshold: number): string {
   const freed = Math.max(0, tokensBefore - tokensAfter);
-  const n = (tokens: number) => tokens.toLocaleString("en-US");
+  const n = formatCount;
   return (
     `Compaction freed only ${n(freed)} tokens (context ${n(tokensAfter)} of a ${n(threshold)}-token threshold, ` +
     `more than ${Math.round(PROGRESS_RATIO * 100)}%); not continuing automatically. Lower compaction.keepRecentTokens or prune.`

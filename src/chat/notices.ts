@@ -12,6 +12,7 @@ import { isConnectionError } from "./connection-error.js";
 import { formatTokens } from "./footer.js";
 import type { BusyReason } from "./queue.js";
 import type { DisplayBlock } from "./transcript.js";
+import { formatCount } from "../util/count.js";
 
 /**
  * The spinner's line: what runs, and that Escape stops it. Undefined when idle. `thinking` says
@@ -64,7 +65,7 @@ type EndEvent = Extract<AgentSessionEvent, { type: "auto_compaction_end" }>;
  * part kept verbatim), so it is said as such, not as the amount summarized.
  */
 function compactedText(result: SessionCompactionResult, focus = ""): string {
-  return `${result.tokensBefore.toLocaleString("en-US")} tokens of context${focus}; kept from entry ${result.firstKeptEntryId}`;
+  return `${formatCount(result.tokensBefore)} tokens of context${focus}; kept from entry ${result.firstKeptEntryId}`;
 }
 
 /** How an automatic compaction ended: done (and whether the turn is retried), cancelled, failed, or nothing to do. */
@@ -121,7 +122,7 @@ export function noticeBlock(event: AgentSessionEvent, describeError: (message: s
     case "session_pruned":
       return {
         style: "notice",
-        text: `Pruned ${event.prunedCount} old tool outputs (~${event.tokensSaved.toLocaleString("en-US")} tokens; originals archived).`,
+        text: `Pruned ${event.prunedCount} old tool outputs (~${formatCount(event.tokensSaved)} tokens; originals archived).`,
       };
     case "warning":
       return { style: "warning", text: event.message };

@@ -161,9 +161,7 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
-}
+export { formatCount } from "../util/count.js";
 
 /** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
 export const INTERRUPTED = 130;

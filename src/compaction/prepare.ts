@@ -12,6 +12,7 @@ import { addFileLists, carriesFileLists, createFileOps, extractFileOpsFromMessag
 import type { CompactionSettings } from "./settings.js";
 import { calculateContextTokens, calculatePromptTokens, estimateMessagesTokens, estimateTokens, usageOf } from "./tokens.js";
 import { pinnedBefore } from "../format/pins.js";
+import { formatCount } from "../util/count.js";
 
 export interface CompactionPreparation {
   firstKeptEntryId: string;
@@ -94,7 +95,7 @@ export function contextTokensOfPath(path: readonly SessionEntry[], dialect = dia
   return calculateContextTokens(fresh.usage) + trailing;
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = formatCount;
 
 
 /**

@@ -6,6 +6,7 @@ import { modelFromChange } from "../format/context.js";
 import type { SessionEntry } from "../format/entry-types.js";
 import { joinTextBlocks } from "./text-blocks.js";
 import { codePointWidth } from "../util/display-width.js";
+import { formatCount } from "../util/count.js";
 
 /**
  * Collapses whitespace and cuts to `max` terminal columns (a CJK character or an emoji takes
@@ -102,7 +103,7 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
       return {
         kind: "compaction",
         summary: "compaction",
-        text: `context of ${entry.tokensBefore.toLocaleString("en-US")} tokens compacted, keeps from ${entry.firstKeptEntryId}: ${entry.summary}`,
+        text: `context of ${formatCount(entry.tokensBefore)} tokens compacted, keeps from ${entry.firstKeptEntryId}: ${entry.summary}`,
       };
     case "branch_summary":
       return { kind: "branch_summary", summary: "branch", text: `from ${entry.fromId}: ${entry.summary}` };

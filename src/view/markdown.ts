@@ -6,8 +6,9 @@
  */
 import type { Block } from "./blocks.js";
 import type { ViewModel, ViewNode } from "./model.js";
+import { formatCount } from "../util/count.js";
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = formatCount;
 
 /** A fenced block that no backtick run inside `text` can close early. */
 export function fence(text: string, lang = ""): string {
