@@ -14,7 +14,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { bundleCli } from "./test-cli-bundle.js";
 import { bundleTests } from "./test-bundles.js";
 
@@ -47,12 +47,26 @@ function readTimings(): Record<string, number> {
 }
 
 /**
- * The files with the longest first (as last timed; unknown ones first of all, as they may be
- * long), so that several run at once until the end instead of the slowest running alone last.
+ * The runs (bundles, or files under tsx) with the longest first (as last timed; unknown ones
+ * first of all, as they may be long), so that several run at once until the end instead of the
+ * slowest running alone last.
  */
-function longestFirst(files: readonly string[], timings: Readonly<Record<string, number>>): string[] {
-  const time = (file: string) => timings[file] ?? Number.POSITIVE_INFINITY;
-  return [...files].sort((a, b) => time(b) - time(a) || a.localeCompare(b));
+function longestFirst(runs: readonly string[], timingKey: (run: string) => string, timings: Readonly<Record<string, number>>): string[] {
+  const time = (run: string) => timings[timingKey(run)] ?? Number.POSITIVE_INFINITY;
+  return [...runs].sort((a, b) => time(b) - time(a) || a.localeCompare(b));
+}
+
+/**
+ * The folders whose test files run together, one process per folder (scripts/test-bundles.ts):
+ * their tests are in-process and restore what they change (environment variables, globals). The
+ * chat's terminal tests (`e2e-*`) and every other folder keep a process per file.
+ */
+const GROUPED_FOLDERS = ["agent", "chat", "compaction", "messages", "ops", "summarizer"];
+
+function groupOf(file: string): string | undefined {
+  const folder = relative(TEST_DIR, dirname(file));
+  if (!GROUPED_FOLDERS.includes(folder) || basename(file).startsWith("e2e-")) return undefined;
+  return folder;
 }
 
 async function main(): Promise<number> {
@@ -67,7 +81,7 @@ async function main(): Promise<number> {
   // Each test file runs as a bundle without tsx (scripts/test-bundles.ts); BONSAI_TEST_BUNDLE=0
   // runs the TypeScript files through tsx instead.
   const bundled = process.env.BONSAI_TEST_BUNDLE !== "0";
-  const tests = bundled ? await bundleTests(ROOT, files) : undefined;
+  const tests = bundled ? await bundleTests(ROOT, files, groupOf) : undefined;
   const runOf = (file: string) => tests?.bundleOf.get(file) ?? file;
 
   // the groups scripts/test-counts.mjs counts, to show that the real server and terminal were used
@@ -98,7 +112,8 @@ async function main(): Promise<number> {
     env.BONSAI_TEST_PI_BONSAI_BUILT = "1";
     const concurrency = Number(env.BONSAI_TEST_CONCURRENCY) || Math.max(4, 2 * availableParallelism());
     env.BONSAI_TEST_TIMINGS = TIMINGS;
-    const ordered = longestFirst(files, readTimings());
+    const runs = [...new Set(files.map(runOf))];
+    const ordered = longestFirst(runs, (run) => tests?.timingKeyOf.get(run) ?? run, readTimings());
 
     const child = spawn(
       process.execPath,
@@ -110,7 +125,7 @@ async function main(): Promise<number> {
         "--test-reporter-destination=stdout",
         "--test-reporter=./scripts/test-counts.mjs",
         "--test-reporter-destination=stdout",
-        ...ordered.map(runOf),
+        ...ordered,
       ],
       { cwd: ROOT, env, stdio: "inherit" },
     );
