@@ -13,7 +13,7 @@
  * check (here and in test/readme.test.ts) treats any id that is not in the example as the same.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -32,6 +32,14 @@ const EXAMPLE = join(ROOT, "examples/coding-session.jsonl");
 const MAIN = join(ROOT, "src/cli/main.ts");
 /** tsx by its path: the commands run in a temporary directory, where the package is not found by name */
 const TSX = fileURLToPath(import.meta.resolve("tsx"));
+/**
+ * How `bonsai` runs: the CLI bundled for this `npm test` run when there is one (BONSAI_TEST_CLI,
+ * scripts/test-cli-bundle.ts: no TypeScript compiled per command), else the sources through tsx.
+ */
+const bonsaiArgs = (): string[] => {
+  const bundle = process.env.BONSAI_TEST_CLI;
+  return bundle && existsSync(bundle) ? [bundle] : ["--import", pathToFileURL(TSX).href, MAIN];
+};
 
 export interface ReadmeExample {
   /** the command as written, without `$ ` */
@@ -70,7 +78,7 @@ export function runExample(command: string): Promise<string> {
   return new Promise((done, fail) => {
     execFile(
       process.execPath,
-      ["--import", pathToFileURL(TSX).href, MAIN, ...args],
+      [...bonsaiArgs(), ...args],
       { cwd: dir, env: { ...process.env, NO_COLOR: "1", BONSAI_DEBUG: "" }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         rmSync(dir, { recursive: true, force: true });
