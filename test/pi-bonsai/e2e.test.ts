@@ -280,31 +280,6 @@ describe("pi-bonsai in pi", () => {
     assert.deepEqual(pi.extensionErrors, []);
     for (const c of compactions) assert.ok(c.details.readFiles.some((f: string) => f.endsWith("a.txt")), `a.txt is listed: ${JSON.stringify(c.details)}`);
   });
-});
-
-describe("pi-bonsai's pins and recall tools in pi", () => {
-  let server: ScriptedServer;
-  let reply: (request: ChatRequest, index: number) => ScriptedReply = () => ({ text: "ok" });
-  const roots: string[] = [];
-  const agents: PiAgent[] = [];
-
-  before(async () => {
-    buildPiBonsai();
-    server = await startScriptedServer((request, index) => reply(request, index));
-  });
-  after(async () => {
-    for (const agent of agents) agent.dispose();
-    await server.close();
-    for (const root of roots) rmSync(root, { recursive: true, force: true });
-  });
-
-  async function agent(options: Partial<Parameters<typeof startPiAgent>[0]> = {}): Promise<PiAgent> {
-    const root = mkdtempSync(join(tmpdir(), "pi-bonsai-"));
-    roots.push(root);
-    const started = await startPiAgent({ root, baseUrl: server.baseUrl, packageDir: PI_BONSAI_DIR, ...options });
-    agents.push(started);
-    return started;
-  }
 
   it("/pin: a pinned request survives five compactions verbatim, and pi reads it from the file", async () => {
     const pinned = "Every public function keeps its JSDoc; the budget for this refactor is 14 files.";
