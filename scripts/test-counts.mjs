@@ -7,7 +7,8 @@
 //    the files, or when its name or the name of a suite around it matches the pattern.
 // 2. How long each test file's top-level tests took, written as JSON to BONSAI_TEST_TIMINGS, so
 //    that the next run starts the longest files first (the slowest must not start last and run
-//    alone). A bundle (scripts/test-bundles.ts) counts for its .ts file, whose path stays the same.
+//    alone). A bundle (scripts/test-bundles.ts) counts for its .ts file, whose path stays the same;
+//    a folder's shared bundle counts for `<folder>/<name>-files.test.ts`, a key and not a file.
 import { writeFileSync } from "node:fs";
 
 export default async function* countGroups(source) {

@@ -72,7 +72,8 @@ export interface CompactionRunOptions {
   summarized?: Summarized;
   /**
    * Shown the summary before anything is written (the chat's `/compact --preview`): resolves with
-   * the text to store, exactly as given, or `undefined` to cancel, which writes nothing.
+   * the text to store, exactly as given, or `undefined` to cancel, which writes nothing. A summary
+   * a `session_before_compact` hook supplied is shown too: the user asked to see what is written.
    */
   review?: (summary: string, signal: AbortSignal) => Promise<string | undefined>;
 }

@@ -13,6 +13,7 @@ import { sessionInfoLines } from "./session-info.js";
 import { forkSession } from "./session-switch.js";
 import { pinChange, pinNotice } from "../format/pins.js";
 import { pinEntry } from "../ops/pin.js";
+import { summaryName } from "../ops/uncompact.js";
 import type { TranscriptView } from "./transcript-view.js";
 import type { TreeFlow } from "./tree-flow.js";
 import { isBookkeeping } from "./tree-view.js";
@@ -117,8 +118,8 @@ export class CommandRunner {
         const result = await session.uncompact(undefined, branchSummary ? "branch_summary" : "compaction");
         transcript.redraw();
         const copies = `${result.copied.length} ${result.copied.length === 1 ? "entry" : "entries"} after it copied`;
-        const what = branchSummary ? "Branch summary" : "Compaction";
-        transcript.add([{ style: "success", text: `${what} ${result.compactionId} undone: continuing from before it, ${copies}. The branch with it is kept (/tree).` }]);
+        const what = summaryName(result.type);
+        transcript.add([{ style: "success", text: `${what[0].toUpperCase()}${what.slice(1)} ${result.compactionId} undone: continuing from before it, ${copies}. The branch with it is kept (/tree).` }]);
       } catch (error) {
         transcript.add([{ style: "warning", text: error instanceof Error ? error.message : String(error) }]);
       }

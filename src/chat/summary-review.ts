@@ -1,7 +1,8 @@
 /**
  * `/compact --preview`: the summary is put in the chat's own editor before anything is written.
- * Enter writes what the editor holds, exactly (an emptied editor writes nothing); Escape, which
- * stops the running compaction, cancels. Whatever the user was typing comes back afterwards.
+ * Enter writes what the editor holds (trimmed, as the editor submits it; an emptied editor writes
+ * nothing); Escape, which stops the running compaction, cancels. Whatever the user was typing
+ * comes back afterwards, pasted text included.
  */
 import type { Editor, TUI } from "@mariozechner/pi-tui";
 import type { DisplayBlock } from "./transcript.js";
@@ -19,7 +20,7 @@ export const REVIEW_NOTE =
 export function reviewInEditor({ tui, editor, note }: SummaryReviewOptions) {
   return (summary: string, signal: AbortSignal): Promise<string | undefined> =>
     new Promise((resolve) => {
-      const draft = editor.getText();
+      const draft = editor.getExpandedText(); // a paste marker would not expand once the editor is reset
       const submit = editor.onSubmit;
       const finish = (text: string | undefined) => {
         signal.removeEventListener("abort", cancel);

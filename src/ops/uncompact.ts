@@ -55,6 +55,9 @@ function notCopied(entry: SessionEntry): string | undefined {
 
 const NAMES: Record<UndoneSummary, string> = { compaction: "compaction", branch_summary: "branch summary" };
 
+/** How a summary kind reads in a sentence: "compaction", "branch summary". */
+export const summaryName = (type: UndoneSummary): string => NAMES[type];
+
 /** The plan for a session's current branch: which summary, from where, what is copied. */
 export function planUncompact(session: SessionManager, compactionId?: string, type: UndoneSummary = "compaction") {
   const path = session.getBranch();

@@ -7,7 +7,8 @@ export function formatCount(n: number): string {
   if (Number.isNaN(n)) return "NaN";
   if (!Number.isFinite(n)) return n > 0 ? "∞" : "-∞";
   const sign = n < 0 || Object.is(n, -0) ? "-" : "";
-  const [whole, fraction] = String(Math.round(Math.abs(n) * 1000) / 1000).split(".");
+  // integers exactly (scaling by 1000 to round would lose digits past 2^53 / 1000)
+  const [whole, fraction] = Number.isInteger(n) ? [BigInt(Math.abs(n)).toString()] : String(Math.round(Math.abs(n) * 1000) / 1000).split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${sign}${grouped}${fraction ? `.${fraction}` : ""}`;
 }

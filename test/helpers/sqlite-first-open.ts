@@ -15,7 +15,15 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 let failed = 0;
 for (let i = 0; i < Number(count); i++) {
   writeFileSync(join(dir, `ready-${i}-${name}`), "");
-  while (readdirSync(dir).filter((file) => file.startsWith(`ready-${i}-`)).length < Number(peers)) Atomics.wait(pause, 0, 0, 1);
+  // a peer that died never gets ready: give up rather than wait for it forever
+  const deadline = Date.now() + 20_000;
+  while (readdirSync(dir).filter((file) => file.startsWith(`ready-${i}-`)).length < Number(peers)) {
+    if (Date.now() > deadline) {
+      console.log(`db-${i}: a peer never got ready`);
+      process.exit(1);
+    }
+    Atomics.wait(pause, 0, 0, 1);
+  }
   try {
     openSqliteDatabase(join(dir, `db-${i}.sqlite`)).close();
   } catch (error) {

@@ -110,6 +110,8 @@ describe("bonsai uncompact", () => {
     const again = await runBonsai(["uncompact", file]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /no compaction on the current branch: nothing to undo/);
+    const both = await runBonsai(["uncompact", file, "--compaction", "abcd", "--branch-summary"]);
+    assert.equal(both.code, 2, "--compaction and --branch-summary name different things");
     // the example's branch summary (a move in its tree) is undone with --branch-summary
     const branch = await runBonsai(["uncompact", file, "--branch-summary"]);
     assert.equal(branch.code, 0, branch.stderr);

@@ -82,7 +82,7 @@ describe("sqlite store", () => {
     assert.throws(() => openSqliteDatabase(junk), /not a SQLite database|file is not a database/);
   });
 
-  it("lets four processes create the same new store at once, every time", async () => {
+  it("lets four processes create the same new store at once, every time", { timeout: 60_000 }, async () => {
     // Found as a one-in-thirty failure of the four-writers test: the foreign-database check read
     // "no bonsai_meta" and "some tables" in two statements, and a peer's schema landed in between.
     const dir = tempDir();

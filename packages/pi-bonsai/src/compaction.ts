@@ -41,6 +41,8 @@ export interface SessionBeforeCompactResult {
 
 export interface CompactionHandlerDeps {
   settings: () => Settings;
+  /** whether the agent has history_search now (pi config or --tools may leave it out): only then does a summary say it can look back */
+  canRecall?: () => boolean;
   now?: () => number;
   onRecord: (record: CompactionRecord) => void;
   notify: (ctx: ExtensionContext, message: string, level: "info" | "warning" | "error") => void;
@@ -75,8 +77,8 @@ export function compactionHandler(deps: CompactionHandlerDeps) {
     };
     const sessionManager = { getLocation: () => ctx.sessionManager.getSessionFile() } as unknown as SessionManager;
     const { result, method } = await summarizeWithFallback(
-      // pi-bonsai gives the agent the recall tools (recall.ts): each summary says they exist
-      { chain, emit, settings, now, sessionManager, summaryFooter: RECALL_NOTE },
+      // pi-bonsai gives the agent the recall tools (recall.ts): each summary says they exist, when they do
+      { chain, emit, settings, now, sessionManager, ...(deps.canRecall?.() ? { summaryFooter: RECALL_NOTE } : {}) },
       preparation,
       // a summary that grew hands over to the next method, unless the user asked for this one
       // (pi 1.x says why it compacts; pi 0.x does not, and every compaction is guarded); the last

@@ -2,7 +2,7 @@
  * pi-bonsai: bonsai inside pi. pi loads this file as an extension (package.json `pi.extensions`);
  * it takes over compaction (`session_before_compact`), branch summaries for `/tree`
  * (`session_before_tree`), prunes tool output in each request without touching the session file
- * (`context`), and adds `/bonsai`, `/pin` and `/unpin`, and the tools history_search and
+ * (`context`), and adds `/bonsai`, `/pin`, `/unpin` and the tools history_search and
  * history_read, so the agent can read what a compaction summarized away. Settings come from bonsai's settings files
  * (`~/.bonsai/settings.json`, `<project>/.bonsai/settings.json`), read again at every use so an
  * edit applies without a restart. This is the shell; the rules are in the modules it wires.
@@ -40,7 +40,12 @@ export default function piBonsai(pi: ExtensionAPI): void {
     cwd = ctx.cwd;
   });
 
-  const compact = compactionHandler({ settings, notify, onRecord: (record) => (lastCompaction = record) });
+  const compact = compactionHandler({
+    settings,
+    notify,
+    onRecord: (record) => (lastCompaction = record),
+    canRecall: () => pi.getActiveTools().includes("history_search"),
+  });
   pi.on("session_before_compact", (event, ctx) => {
     piCompactionSettings = event.preparation.settings;
     return compact(event, ctx);

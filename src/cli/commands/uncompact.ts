@@ -1,6 +1,6 @@
 /** `bonsai uncompact FILE [--compaction ID | --branch-summary] [--dry-run] [--json]`: undoes a compaction or branch summary on a new branch (ops/uncompact.ts). */
-import type { Command } from "commander";
-import { uncompactSession } from "../../ops/uncompact.js";
+import { type Command, Option } from "commander";
+import { summaryName, uncompactSession } from "../../ops/uncompact.js";
 import { colors, print, printJson, runAction, SESSION_ARGUMENT_HELP, warn } from "../output.js";
 
 interface CommandOptions {
@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .description("undo the latest compaction: a new branch from the entry before it, with what came after copied onto it (nothing is rewritten)")
     .argument("<file>", SESSION_ARGUMENT_HELP)
     .option("--compaction <id>", "the compaction (or branch summary) to undo (default: the latest compaction on the current branch)")
-    .option("--branch-summary", "undo the latest branch summary instead (what a move in the tree with a summary wrote)")
+    .addOption(new Option("--branch-summary", "undo the latest branch summary instead (what a move in the tree with a summary wrote)").conflicts("compaction"))
     .option("--dry-run", "say what would be copied, write nothing")
     .option("--json", "print stable JSON: {compactionId, type, branchFromId, copied, skipped, oldLeafId, newLeafId, changed}")
     .action(
@@ -34,7 +34,7 @@ export function register(program: Command): void {
         const c = colors();
         const copies = `${result.copied.length} ${result.copied.length === 1 ? "entry" : "entries"} written since it`;
         const from = result.branchFromId ?? "the start of the session";
-        const what = `${result.type === "compaction" ? "compaction" : "branch summary"} ${result.compactionId}`;
+        const what = `${summaryName(result.type)} ${result.compactionId}`;
         if (!result.changed) {
           print(`would undo ${what}: a new branch from ${from} with copies of ${copies}; nothing written (--dry-run)`);
         } else {
