@@ -3,9 +3,9 @@
  * comes from the failed fetch itself (the provider SDK keeps only "Connection error.").
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { test } from "node:test";
 import { connectionErrorText, FetchFailures, isConnectionError, networkCause } from "../../src/chat/connection-error.js";
+import { refusedPort } from "../helpers/refused-port.js";
 
 test("connection errors are recognized by their message, and other errors are not", () => {
   for (const message of ["Connection error.", "fetch failed", "connect ECONNREFUSED 127.0.0.1:9", "getaddrinfo ENOTFOUND nohost"]) {
@@ -25,11 +25,7 @@ test("the cause is read from the error chain of a failed fetch", () => {
 });
 
 test("FetchFailures remembers why a fetch to a server failed, by origin", async () => {
-  // a port that was just free: nothing listens there
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((closed) => server.close(closed));
+  const port = await refusedPort();
   const failures = new FetchFailures();
   const restore = failures.install();
   try {

@@ -3,17 +3,14 @@
  * and the retries count down instead of repeating "Connection error.".
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { test } from "node:test";
 import { chatWorld } from "../helpers/chat-e2e.js";
+import { refusedPort } from "../helpers/refused-port.js";
 import { ChatTerminal } from "../helpers/terminal.js";
 
 test("a dead --base-url: the URL and why, once, and how many retries are left", async () => {
   const world = await chatWorld(() => ({ text: "unused" }), { retry: { maxRetries: 2, baseDelayMs: 200 } });
-  const probe = createServer();
-  await new Promise<void>((ready) => probe.listen(0, "127.0.0.1", ready));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((closed) => probe.close(closed));
+  const port = await refusedPort();
   const url = `http://127.0.0.1:${port}/v1`;
   try {
     const chat = ChatTerminal.start({ cwd: world.cwd, args: ["--base-url", url, "--model-id", "m"], env: { HOME: world.home, BONSAI_DIR: world.bonsaiDir } });

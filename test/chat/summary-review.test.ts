@@ -7,7 +7,13 @@ import { REVIEW_NOTE, reviewInEditor } from "../../src/chat/summary-review.js";
 function world(draft: string) {
   let text = draft;
   const ownSubmit = (_: string) => {};
-  const editor = { onSubmit: ownSubmit, getExpandedText: () => text, setText: (t: string) => void (text = t) } as unknown as Editor;
+  const editor = {
+    onSubmit: ownSubmit,
+    getExpandedText: () => text,
+    setText(next: string) {
+      text = next;
+    },
+  } as unknown as Editor;
   const notes: string[] = [];
   const tui = { requestRender() {}, setFocus() {} } as unknown as TUI;
   const review = reviewInEditor({ tui, editor, note: (blocks) => notes.push(...blocks.map((b) => b.text)) });

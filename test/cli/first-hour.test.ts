@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ROOT, runBonsai, spawnBonsai } from "../helpers/cli.js";
+import { refusedPort } from "../helpers/refused-port.js";
 
 const EXAMPLE = join(ROOT, "examples/coding-session.jsonl");
 const tmp = mkdtempSync(join(tmpdir(), "bonsai-first-hour-"));
@@ -20,17 +20,9 @@ function copyOfExample(): string {
   return file;
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((closed) => server.close(closed));
-  return port;
-}
-
 describe("item 5: a connection error names the URL and why", () => {
   it("compact --base-url where nothing listens says which URL and that the connection was refused, in one line", async () => {
-    const port = await closedPort();
+    const port = await refusedPort();
     const run = await runBonsai(["compact", copyOfExample(), "--base-url", `http://127.0.0.1:${port}/v1`]);
     assert.equal(run.code, 1);
     const lines = run.stderr.split("\n").filter((l) => l !== "" && !l.startsWith("warning:"));
@@ -39,7 +31,7 @@ describe("item 5: a connection error names the URL and why", () => {
   });
 
   it("compact --remote where nothing listens names the URL and the reason once", async () => {
-    const port = await closedPort();
+    const port = await refusedPort();
     const url = `http://127.0.0.1:${port}/summarize`;
     const run = await runBonsai(["compact", copyOfExample(), "--remote", url]);
     assert.equal(run.code, 1);
