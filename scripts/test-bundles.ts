@@ -45,11 +45,6 @@ export const ownImportMeta: Plugin = {
 export interface TestBundles {
   /** the bundle each test file runs in (its own, or its group's), by the test file's path */
   bundleOf: Map<string, string>;
-  /**
-   * The path the timings reporter (scripts/test-counts.mjs) records a bundle's time under: the
-   * test file's own path, or for a group `<dir>/<dir name>-files.test.ts`.
-   */
-  timingKeyOf: Map<string, string>;
   remove: () => void;
 }
 
@@ -84,14 +79,12 @@ export async function bundleTests(root: string, files: readonly string[], groupO
   const alone = files.filter((file) => !grouped.has(file));
 
   const bundleOf = new Map(alone.map((file) => [file, join(dirname(file), `.${basename(file, ".ts")}.${tag}.mjs`)]));
-  const timingKeyOf = new Map(alone.map((file) => [bundleOf.get(file) as string, file]));
   const builds: Promise<unknown>[] = [build({ ...BUILD_OPTIONS, entryPoints: [...alone], outdir: root, outbase: root, entryNames: `[dir]/.[name].${tag}`, outExtension: { ".js": ".mjs" } })];
   for (const [group, members] of groups) {
     const dir = dirname(members[0]);
     const name = `${basename(group)}-files.test`;
     const bundle = join(dir, `.${name}.${tag}.mjs`);
     for (const file of members) bundleOf.set(file, bundle);
-    timingKeyOf.set(bundle, join(dir, `${name}.ts`));
     // each file inside a suite of its own: its top-level hooks (beforeEach, after…) stay its own
     const contents = [
       'import { describe } from "node:test";',
@@ -103,7 +96,7 @@ export async function bundleTests(root: string, files: readonly string[], groupO
   const remove = () => {
     for (const bundle of new Set(bundleOf.values())) rmSync(bundle, { force: true });
   };
-  return { bundleOf, timingKeyOf, remove };
+  return { bundleOf, remove };
 }
 
 /** What a run that was killed left in `dir` (the entries `left` names), once a day old: a live run's are newer. */

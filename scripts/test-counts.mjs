@@ -11,6 +11,17 @@
 //    a folder's shared bundle counts for `<folder>/<name>-files.test.ts`, a key and not a file.
 import { writeFileSync } from "node:fs";
 
+/**
+ * The path a test file's time is recorded under: a bundle's (`dir/.name.test.<run>.mjs`) is its
+ * .ts file's (`dir/name.test.ts`), a folder's shared bundle's a key that is no file
+ * (`dir/<folder>-files.test.ts`); any other path is its own. scripts/test.ts orders by it.
+ * @param {string} file
+ * @returns {string}
+ */
+export function timingKey(file) {
+  return file.replace(/\/\.([^/]+\.test)\.\d+-\d+\.mjs$/, "/$1.ts");
+}
+
 export default async function* countGroups(source) {
   const groups = Object.entries(JSON.parse(process.env.BONSAI_TEST_GROUPS ?? "{}")).map(([label, g]) => ({
     label,
@@ -30,7 +41,7 @@ export default async function* countGroups(source) {
     }
     if (event.type !== "test:pass" && event.type !== "test:fail") continue;
     if (nesting === 0 && file && typeof details?.duration_ms === "number") {
-      const source = file.replace(/\/\.([^/]+\.test)\.\d+-\d+\.mjs$/, "/$1.ts");
+      const source = timingKey(file);
       timings[source] = (timings[source] ?? 0) + details.duration_ms;
     }
     if (details?.type === "suite") continue;

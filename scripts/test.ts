@@ -17,6 +17,7 @@ import { availableParallelism } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { bundleCli } from "./test-cli-bundle.js";
 import { bundleTests } from "./test-bundles.js";
+import { timingKey } from "./test-counts.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const TEST_DIR = join(ROOT, "test");
@@ -51,7 +52,7 @@ function readTimings(): Record<string, number> {
  * first of all, as they may be long), so that several run at once until the end instead of the
  * slowest running alone last.
  */
-function longestFirst(runs: readonly string[], timingKey: (run: string) => string, timings: Readonly<Record<string, number>>): string[] {
+function longestFirst(runs: readonly string[], timings: Readonly<Record<string, number>>): string[] {
   const time = (run: string) => timings[timingKey(run)] ?? Number.POSITIVE_INFINITY;
   return [...runs].sort((a, b) => time(b) - time(a) || a.localeCompare(b));
 }
@@ -113,7 +114,7 @@ async function main(): Promise<number> {
     const concurrency = Number(env.BONSAI_TEST_CONCURRENCY) || Math.max(4, 2 * availableParallelism());
     env.BONSAI_TEST_TIMINGS = TIMINGS;
     const runs = [...new Set(files.map(runOf))];
-    const ordered = longestFirst(runs, (run) => tests?.timingKeyOf.get(run) ?? run, readTimings());
+    const ordered = longestFirst(runs, readTimings());
 
     const child = spawn(
       process.execPath,
