@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chatWorld, lastText, longText } from "../helpers/chat-e2e.js";
+import { askAbout, chatWorld, lastText, longText } from "../helpers/chat-e2e.js";
 
 test("/compact with nothing to compact is a notice; a slow compaction counts its seconds", async () => {
   const world = await chatWorld(
@@ -24,10 +24,7 @@ test("/compact with nothing to compact is a notice; a slow compaction counts its
     const nothing = await chat.waitFor(/Nothing to compact yet/);
     assert.match(nothing.replace(/\s*\n\s*/g, " "), /Nothing to compact yet: the whole conversation \(\d+ tokens\) fits in the [\d,]+ tokens kept verbatim/);
     assert.doesNotMatch(nothing, /fail/i);
-    for (const topic of ["the lexer", "the parser"]) {
-      chat.submit(`tell me about ${topic}`);
-      await chat.waitFor(`[done-${topic.split(" ")[1]}]`);
-    }
+    await askAbout(chat, ["lexer", "parser"]);
     chat.submit("/compact");
     await chat.waitFor(/Compacting… \(esc to cancel\) · [12]s/);
     await chat.waitFor("✓ Compacted:");

@@ -6,16 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chatWorld, lastText, topicAnswer } from "../helpers/chat-e2e.js";
+import { askAbout, chatWorld, lastText, topicAnswer } from "../helpers/chat-e2e.js";
+
+/** A chat whose model answers topics at length and summarizes everything as "Something about parsing." */
+const parsingWorld = () =>
+  chatWorld((request, kind) => (kind === "compaction" ? { text: "## Goal\nSomething about parsing." } : topicAnswer(request)), {
+    compaction: { keepRecentTokens: 1000 },
+  });
 
 test("/pin carries the latest request through /compact, /undo-compact brings the conversation back", async () => {
-  const world = await chatWorld(
-    (request, kind) => {
-      if (kind === "compaction") return { text: "## Goal\nSomething about parsing." };
-      return topicAnswer(request);
-    },
-    { compaction: { keepRecentTokens: 1000 } },
-  );
+  const world = await parsingWorld();
   try {
     const chat = world.start();
     await chat.waitFor(/tokens/);
@@ -26,10 +26,7 @@ test("/pin carries the latest request through /compact, /undo-compact brings the
     const pin = world.entries().find((e) => e.type === "custom" && e.customType === "bonsai.pin");
     const request = world.entries().find((e) => e.type === "message" && (e.message as { role?: string }).role === "user");
     assert.deepEqual(pin?.data, { targetId: request?.id, pinned: true });
-    for (const topic of ["parser", "printer"]) {
-      chat.submit(`tell me about the ${topic}`);
-      await chat.waitFor(`[done-${topic}]`);
-    }
+    await askAbout(chat, ["parser", "printer"]);
 
     chat.submit("/compact");
     await chat.waitFor(/✓ Compacted: /);
@@ -52,21 +49,12 @@ test("/pin carries the latest request through /compact, /undo-compact brings the
 });
 
 test("/compact --preview puts the summary in the editor: Escape writes nothing, Enter writes exactly what was edited", async () => {
-  const world = await chatWorld(
-    (request, kind) => {
-      if (kind === "compaction") return { text: "## Goal\nSomething about parsing." };
-      return topicAnswer(request);
-    },
-    { compaction: { keepRecentTokens: 1000 } },
-  );
+  const world = await parsingWorld();
   const compactions = () => world.entries().filter((e) => e.type === "compaction");
   try {
     const chat = world.start();
     await chat.waitFor(/tokens/);
-    for (const topic of ["lexer", "parser", "printer"]) {
-      chat.submit(`tell me about the ${topic}`);
-      await chat.waitFor(`[done-${topic}]`);
-    }
+    await askAbout(chat, ["lexer", "parser", "printer"]);
 
     chat.submit("/compact --preview");
     await chat.waitFor(/The summary is in the editor/);
@@ -116,10 +104,7 @@ test("after /compact the chat's agent reads what the summary dropped with histor
   try {
     const chat = world.start();
     await chat.waitFor(/tokens/);
-    for (const topic of ["parser", "lexer", "printer"]) {
-      chat.submit(`tell me about the ${topic}`);
-      await chat.waitFor(`[done-${topic}]`);
-    }
+    await askAbout(chat, ["parser", "lexer", "printer"]);
     chat.submit("/compact");
     await chat.waitFor(/✓ Compacted: /);
     const summary = String(world.entries().find((e) => e.type === "compaction")?.summary);

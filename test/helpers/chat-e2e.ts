@@ -105,6 +105,14 @@ export async function chatWorld(
 export const longText = (topic: string, sentences = 60) =>
   Array.from({ length: sentences }, (_, i) => `Point ${i + 1} about ${topic} is worth writing down in full.`).join(" ");
 
+/** Asks "tell me about the X" for each topic in turn, each time waiting for the answer's `[done-X]` (topicAnswer). */
+export async function askAbout(chat: ChatTerminal, topics: readonly string[]): Promise<void> {
+  for (const topic of topics) {
+    chat.submit(`tell me about the ${topic}`);
+    await chat.waitFor(`[done-${topic}]`);
+  }
+}
+
 /** The scripted model's answer to "tell me about the X": a long text about X that ends with `[done-X]`. */
 export function topicAnswer(request: ChatRequest): { text: string } {
   const topic = /about the (\w+)/.exec(lastText(request))?.[1] ?? "nothing";
