@@ -5,9 +5,9 @@
  * section run on from each other (a later block may use what an earlier one declared); each
  * section is its own scope; imports go to the top of the file, merged by module.
  *
- *   node --import tsx scripts/docs-snippets.ts     exit 1 with tsc's errors, named by document and block line
+ * scripts/typecheck.ts compiles them in the same program as the sources and tests, and names each
+ * error in them by its document and line.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
@@ -67,7 +67,11 @@ function documents(): string[] {
   return [join(ROOT, "README.md"), join(ROOT, "packages/pi-bonsai/README.md"), ...readdirSync(docs).filter((n) => n.endsWith(".md")).map((n) => join(docs, n))];
 }
 
-function main(): number {
+/**
+ * Writes each document's TypeScript as one module under node_modules/.bonsai-docs and returns,
+ * by module name, the document and the line each module line came from.
+ */
+export function writeSnippetModules(): Map<string, { doc: string; lineMap: number[] }> {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   const maps = new Map<string, { doc: string; lineMap: number[] }>();
@@ -79,30 +83,17 @@ function main(): number {
     writeFileSync(join(OUT, name), text);
     maps.set(name, { doc: relative(ROOT, doc), lineMap });
   }
-  const src = relative(OUT, join(ROOT, "src"));
-  writeFileSync(
-    join(OUT, "tsconfig.json"),
-    JSON.stringify({
-      extends: relative(OUT, join(ROOT, "tsconfig.json")),
-      compilerOptions: { noEmit: true, rootDir: relative(OUT, ROOT), paths: { "bonsai-sessions": [`${src}/index.ts`], "bonsai-sessions/*": [`${src}/exports/*.ts`] } },
-      include: ["*.ts"],
-    }),
-  );
-  try {
-    execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(OUT, "tsconfig.json")], { encoding: "utf8" });
-    process.stdout.write(`docs: the TypeScript of ${maps.size} documents compiles\n`);
-    return 0;
-  } catch (error) {
-    const output = String((error as { stdout?: string }).stdout ?? error);
-    // name each error by the document and line it came from
-    const mapped = output.replace(/(?:node_modules\/\.bonsai-docs\/)?([\w-]+\.ts)\((\d+),(\d+)\)/g, (whole, file: string, line: string) => {
-      const map = maps.get(file);
-      const from = map?.lineMap[Number(line) - 1];
-      return map && from ? `${map.doc}:${from}` : whole;
-    });
-    process.stderr.write(mapped);
-    return 1;
-  }
+  return maps;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exit(main());
+/** Names each error of tsc's `output` in a snippet module by the document and line it came from. */
+export function mapSnippetErrors(output: string, maps: ReadonlyMap<string, { doc: string; lineMap: number[] }>): string {
+  return output.replace(/(?:node_modules\/\.bonsai-docs\/)?([\w-]+\.ts)\((\d+),(\d+)\)/g, (whole, file: string, line: string) => {
+    const map = maps.get(file);
+    const from = map?.lineMap[Number(line) - 1];
+    return map && from ? `${map.doc}:${from}` : whole;
+  });
+}
+
+/** Where the snippet modules are written, for a tsconfig that includes them. */
+export const SNIPPET_DIR = OUT;
