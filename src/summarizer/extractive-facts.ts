@@ -13,6 +13,8 @@ export interface FileOperation {
   path: string;
   kind: "read" | "write" | "edit";
   ok: boolean;
+  /** index of the tool-call part in the span */
+  at: number;
 }
 
 export interface CommandRun {
@@ -318,7 +320,7 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
           const entry: (typeof pending)[number] = { ...call, ops: [] };
           // Optimistic until a result says otherwise: a call whose result is missing still happened.
           for (const file of fileToolCalls(call.name, call.args)) {
-            const op: FileOperation = { path: file.path, kind: file.kind, ok: true };
+            const op: FileOperation = { path: file.path, kind: file.kind, ok: true, at: index };
             entry.ops.push(op);
             facts.fileOps.push(op);
           }

@@ -4,7 +4,6 @@
  * of the LLM prompts with sentences and facts copied from the transcript. It is the fallback when
  * no model is configured, and a baseline that never invents anything.
  */
-import { PROGRESS_SUBSECTIONS, SUMMARY_SECTIONS, TURN_PREFIX_SECTIONS } from "../prompts/compaction.js";
 import { parsePrompt, type ParsedPrompt } from "./extractive-parse.js";
 import {
   type ConversationFacts,
@@ -19,59 +18,16 @@ import {
   lastQuestion,
   plannedSteps,
 } from "./extractive-facts.js";
-import { checksOf, isLogLine, proseOf } from "./user-text.js";
-import { checkKind } from "./lifecycle.js";
+import { BRANCH_SPECS, EXTRACTIVE_LABEL, HISTORY_SPECS, type Items, SECTION, TURN_PREFIX_SPECS } from "./extractive-layout.js";
+import { mergeSummaries } from "./extractive-merge.js";
 import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";
+import { actedOn, changedAfter, isCorrection } from "./folding.js";
+import { checkKind } from "./lifecycle.js";
+import { isLogLine, proseOf } from "./user-text.js";
 import { SummarizationAbortedError, type SummarizeRequest, type SummarizeResult, type Summarizer } from "./types.js";
 
-export const EXTRACTIVE_LABEL = "_(extractive summary: built without a language model)_";
+export { EXTRACTIVE_LABEL, SECTION };
 
-const [GOAL, CONSTRAINTS, PROGRESS, DECISIONS, NEXT, CRITICAL] = SUMMARY_SECTIONS;
-const [DONE, IN_PROGRESS, BLOCKED] = PROGRESS_SUBSECTIONS;
-const [ORIGINAL_REQUEST, EARLY_PROGRESS, SUFFIX_CONTEXT] = TURN_PREFIX_SECTIONS;
-
-/** Section titles of the LLM prompts (src/prompts), so either kind of summary reads the same. */
-export const SECTION = {
-  goal: GOAL,
-  constraints: CONSTRAINTS,
-  /** the branch-summary prompt's shorter heading */
-  branchConstraints: "Constraints",
-  progress: PROGRESS,
-  done: DONE,
-  inProgress: IN_PROGRESS,
-  blocked: BLOCKED,
-  decisions: DECISIONS,
-  next: NEXT,
-  critical: CRITICAL,
-  originalRequest: ORIGINAL_REQUEST,
-  earlyProgress: EARLY_PROGRESS,
-  suffixContext: SUFFIX_CONTEXT,
-} as const;
-
-const HISTORY_SPECS: SectionSpec[] = [
-  { title: SECTION.goal, level: 2, style: "bullet", keep: "first", maxItems: 8 },
-  { title: SECTION.constraints, level: 2, style: "bullet", keep: "first" },
-  { title: SECTION.progress, level: 2, style: "bullet", group: true },
-  { title: SECTION.done, level: 3, style: "done", keep: "last" },
-  { title: SECTION.inProgress, level: 3, style: "open", keep: "last", maxItems: 10 },
-  { title: SECTION.blocked, level: 3, style: "bullet", keep: "last", maxItems: 15 },
-  { title: SECTION.decisions, level: 2, style: "bullet", keep: "last" },
-  { title: SECTION.next, level: 2, style: "numbered", keep: "first", maxItems: 10 },
-  // Every touched file is listed: file paths are what a continuation needs most.
-  { title: SECTION.critical, level: 2, style: "bullet", keep: "first", maxItems: 200 },
-];
-
-const BRANCH_SPECS: SectionSpec[] = HISTORY_SPECS.filter((s) => s.title !== SECTION.critical).map((s) =>
-  s.title === SECTION.constraints ? { ...s, title: SECTION.branchConstraints } : s,
-);
-
-const TURN_PREFIX_SPECS: SectionSpec[] = [
-  { title: SECTION.originalRequest, level: 2, style: "plain", keep: "first", maxItems: 3 },
-  { title: SECTION.earlyProgress, level: 2, style: "bullet", keep: "last" },
-  { title: SECTION.suffixContext, level: 2, style: "bullet", keep: "first", maxItems: 120 },
-];
-
-type Items = Map<string, string[]>;
 
 const MAX_FILES = 100;
 const MAX_COMMANDS = 15;
@@ -111,8 +67,9 @@ function doneItems(facts: ConversationFacts): string[] {
     const times = wrote + edited > 1 ? ` (${wrote + edited} changes)` : "";
     return `${verb} ${codeSpan(path)}${times}`;
   });
+  // a check (tests, typecheck, lint, build) once, as last run: the newer run says the present state
   const actions = facts.commands.filter((run) => run.ok && !isInspection(run.command));
-  for (const run of uniqueLast(actions, (r) => r.command, MAX_COMMANDS)) items.push(`Ran ${codeSpan(run.command)}`);
+  for (const run of uniqueLast(actions, (r) => checkKind(r.command) ?? r.command, MAX_COMMANDS)) items.push(`Ran ${codeSpan(run.command)}`);
   return items;
 }
 
@@ -122,10 +79,16 @@ function criticalItems(facts: ConversationFacts, parsed: ParsedPrompt): string[]
   items.push(...parsed.additionalContext);
   const question = lastQuestion(facts.finalAnswer);
   if (question) items.push(`Question awaiting the user's answer: ${question}`);
-  // Files only read are left to the <read-files> list every compaction (pi's, oh-my-pi's, bonsai's) appends: said once.
-  items.push(...fileLists(facts).modified.map((path) => `Modified: ${codeSpan(path, 280)}`));
-  const commands = uniqueLast(facts.commands, (r) => r.command, MAX_COMMANDS);
-  items.push(...commands.map((run) => `Command${run.ok ? "" : " (failed)"}: ${codeSpan(run.command, 260)}`));
+  // Each thing is said once. Files: what changed in each is under Done, and every path is in the
+  // <modified-files> and <read-files> lists each compaction appends (pi's, oh-my-pi's, bonsai's).
+  // Commands: those that changed or checked something are under Done, a failure that still holds
+  // under Blocked; what is left for here is how the agent looked around.
+  const looked = uniqueLast(
+    facts.commands.filter((run) => run.ok && isInspection(run.command)),
+    (r) => r.command,
+    MAX_COMMANDS,
+  );
+  items.push(...looked.map((run) => `Command: ${codeSpan(run.command, 260)}`));
   return items;
 }
 
@@ -141,15 +104,36 @@ function goalOf(request: string): string {
   return `Pasted output: ${codeSpan(pasted ?? request, 200)}`;
 }
 
-/** The user's requests as they stand after the user's later corrections (a request left empty by them is gone). */
-const currentRequests = (facts: ConversationFacts): string[] =>
-  facts.said.filter((s) => s.role === "user").flatMap((s) => stillStated(s.text, facts, "user", s.at) ?? []);
+/** The user's requests as they stand after the user's later corrections (a request left empty by them is gone), with their place. */
+const placedRequests = (facts: ConversationFacts): { text: string; at: number }[] =>
+  facts.said.flatMap((s) => {
+    const text = s.role === "user" ? stillStated(s.text, facts, "user", s.at) : undefined;
+    return text === undefined ? [] : [{ text, at: s.at }];
+  });
+
+const currentRequests = (facts: ConversationFacts): string[] => placedRequests(facts).map((r) => r.text);
+
+/**
+ * The goal: the span's first request (where the work started), the requests still open, up to
+ * three in all, and the latest. An earlier request whose
+ * file was changed after it is done and folds out (its work is under Done, its words in the
+ * verbatim requests), and a correction is under Constraints, so the goal does not grow with every
+ * task finished.
+ */
+function goalItems(facts: ConversationFacts): string[] {
+  const requests = placedRequests(facts);
+  const latest = requests.at(-1);
+  if (!latest) return [];
+  const [first, ...rest] = requests.slice(0, -1);
+  const open = rest.filter((r) => !isCorrection(r.text) && !actedOn(r.text, changedAfter(facts, r.at)));
+  const shown = [...(first ? [first] : []), ...open].slice(0, 3).map((r) => goalOf(r.text));
+  return [...shown, shown.length < requests.length - 1 ? `Latest request: ${goalOf(latest.text)}` : goalOf(latest.text)];
+}
 
 function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Items {
   const requests = currentRequests(facts);
   const lastRequest = requests.at(-1);
-  const goal = requests.slice(0, 3).map(goalOf);
-  if (lastRequest && requests.length > 3) goal.push(`Latest request: ${goalOf(lastRequest)}`);
+  const goal = goalItems(facts);
   const inProgress = facts.endsMidTurn && lastRequest ? [condense(lastRequest)] : [];
   const finalAnswer = facts.finalAnswer ?? facts.assistantTexts[facts.assistantTexts.length - 1];
   let next = finalAnswer ? plannedSteps(finalAnswer) : [];
@@ -164,73 +148,6 @@ function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Item
     [SECTION.next, next],
     [SECTION.critical, criticalItems(facts, parsed)],
   ]);
-}
-
-/** Sections refreshed by newer work instead of accumulated (the LLM update prompt does the same). */
-const REFRESHED: ReadonlySet<string> = new Set([SECTION.inProgress, SECTION.next]);
-/** Headings other summaries use for our sections. */
-const ALIASES: Record<string, string> = {
-  [SECTION.branchConstraints]: SECTION.constraints,
-  // Items written straight under "## Progress" (no subsections) are progress made.
-  [SECTION.progress]: SECTION.done,
-  Decisions: SECTION.decisions,
-  "Next steps": SECTION.next,
-  "Key decisions": SECTION.decisions,
-  // A split turn's notes from the previous summary: its request is a goal, its context stays critical.
-  [SECTION.originalRequest]: SECTION.goal,
-  [SECTION.earlyProgress]: SECTION.done,
-  [SECTION.suffixContext]: SECTION.critical,
-};
-
-/**
- * An item of an earlier summary as it stands after the span: a goal, constraint or decision less
- * what the span corrected or reversed; an error gone once a check of its kind passed in the span.
- */
-function olderItem(title: string, item: string, facts: ConversationFacts): string | undefined {
-  if (title === SECTION.goal || title === SECTION.constraints) return stillStated(item, facts, "user");
-  if (title === SECTION.decisions) return stillStated(item, facts, "anyone");
-  // an older summary's read files: its <read-files> list, which the compaction carries, says them
-  if (title === SECTION.critical && item.startsWith("Read: ")) return undefined;
-  if (title === SECTION.blocked) {
-    const command = /^`([^`]+)`/.exec(item)?.[1];
-    const kind = command && checkKind(command);
-    const check = command && checksOf(command)[0];
-    const passed = facts.commands.some((run) => run.ok && ((kind && checkKind(run.command) === kind) || (check && checksOf(run.command).includes(check))));
-    return passed ? undefined : item;
-  }
-  return item;
-}
-
-/**
- * Older summaries first: their items keep their place and newer ones are added after them,
- * except in the refreshed sections, where the latest non-empty list wins. With the span's
- * `facts`, an older item is taken as it stands after the span (olderItem).
- */
-function mergeSummaries(older: readonly string[], current: Items, facts?: ConversationFacts): Items {
-  const merged: Items = new Map();
-  const extraTitles: string[] = [];
-  const known = new Set(HISTORY_SPECS.map((s) => s.title));
-  const absorb = (title: string, items: readonly string[], refresh: boolean) => {
-    const key = ALIASES[title] ?? title;
-    if (!known.has(key) && !extraTitles.includes(key)) extraTitles.push(key);
-    const before = merged.get(key) ?? [];
-    merged.set(key, refresh && items.length > 0 ? [...items] : mergeItems(before, items));
-  };
-  for (const summary of older) {
-    const parsed = parseSummary(summary);
-    for (const [title, items] of parsed.sections) {
-      const key = ALIASES[title] ?? title;
-      const holding = facts ? items.flatMap((item) => olderItem(key, item, facts) ?? []) : items;
-      absorb(title, holding, REFRESHED.has(key));
-    }
-    absorb(
-      SECTION.critical,
-      parsed.modifiedFiles.map((p) => `Modified: ${codeSpan(p, 280)}`),
-      false,
-    );
-  }
-  for (const [title, items] of current) absorb(title, items, REFRESHED.has(title));
-  return merged;
 }
 
 function extraSpecs(items: Items): SectionSpec[] {
@@ -256,14 +173,11 @@ function branchSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
 
 function turnPrefixSummary(facts: ConversationFacts): string {
   const request = currentRequests(facts)[0];
-  const { modified } = fileLists(facts);
   const lastText = facts.assistantTexts[facts.assistantTexts.length - 1];
   const context = [
     // The request above is condensed; its rules are kept whole.
     ...currentConstraints(facts).map((rule) => `Constraint: ${rule}`),
     ...(lastText ? [`Last assistant message: ${condense(lastText, 280)}`] : []),
-    ...modified.map((path) => `Modified: ${codeSpan(path, 280)}`),
-    ...uniqueLast(facts.commands, (r) => r.command, 5).map((r) => `Command${r.ok ? "" : " (failed)"}: ${codeSpan(r.command, 260)}`),
   ];
   const items: Items = new Map([
     [SECTION.originalRequest, request ? [condense(request, 290)] : []],
@@ -289,9 +203,10 @@ function listing(values: readonly string[], max = 3): string {
 function shortSummary(parsed: ParsedPrompt, facts: ConversationFacts): string {
   const older = [...(parsed.previousSummary ? [parsed.previousSummary] : []), ...facts.quotedSummaries];
   const items = mergeSummaries(older, sectionsFromFacts(facts, parsed), facts);
-  const modified = (items.get(SECTION.critical) ?? [])
-    .filter((item) => item.startsWith("Modified: "))
-    .map((item) => item.slice("Modified: ".length).replace(/^`|`$/g, ""));
+  const modified = mergeItems(
+    older.flatMap((summary) => parseSummary(summary).modifiedFiles),
+    fileLists(facts).modified,
+  );
   const out: string[] = [];
   if (modified.length > 0) out.push(sentence(`Changed ${listing(modified)}`));
   else {

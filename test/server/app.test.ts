@@ -58,7 +58,7 @@ describe("server protocol (inject)", () => {
       const answer = response.json();
       assert.equal(answer.model, "extractive");
       assert.match(answer.summary, /^_\(extractive summary/);
-      assert.match(answer.summary, /Modified: `src\/cli\/compact\.ts`/);
+      assert.match(answer.summary, /Edited `src\/cli\/compact\.ts`/);
     }
     assert.equal(logs.length, 2);
     const entry = JSON.parse(logs[0]);

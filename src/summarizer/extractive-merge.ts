@@ -1,0 +1,120 @@
+/**
+ * How the extractive summarizer takes in earlier summaries (the previous compaction's, chunk
+ * summaries of a merge, summaries quoted in the span): each item as it stands after the span —
+ * retired when the span corrected, reversed, fixed, answered or finished it, moved to the section
+ * that now says it — so that a chain of compactions states the present and does not grow with
+ * every task finished. Pure functions.
+ */
+import { type ConversationFacts, stillStated } from "./extractive-facts.js";
+import { type Items, SECTION } from "./extractive-layout.js";
+import { mergeItems, parseSummary } from "./extractive-sections.js";
+import { actedOn, changedAfter, isCorrection, namedPaths } from "./folding.js";
+import { checkKind } from "./lifecycle.js";
+import { checksOf } from "./user-text.js";
+
+/** Sections refreshed by newer work instead of accumulated (the LLM update prompt does the same). */
+const REFRESHED: ReadonlySet<string> = new Set([SECTION.inProgress, SECTION.next]);
+/** Headings other summaries use for our sections. */
+const ALIASES: Record<string, string> = {
+  [SECTION.branchConstraints]: SECTION.constraints,
+  // Items written straight under "## Progress" (no subsections) are progress made.
+  [SECTION.progress]: SECTION.done,
+  Decisions: SECTION.decisions,
+  "Next steps": SECTION.next,
+  "Key decisions": SECTION.decisions,
+  // A split turn's notes from the previous summary: its request is a goal, its context stays critical.
+  [SECTION.originalRequest]: SECTION.goal,
+  [SECTION.earlyProgress]: SECTION.done,
+  [SECTION.suffixContext]: SECTION.critical,
+};
+
+/** Whether the span ran `command`'s check again (the same program and subcommand, or the same kind of check). */
+function ranAgain(command: string, facts: ConversationFacts, passing: boolean): boolean {
+  const kind = checkKind(command);
+  const check = checksOf(command)[0];
+  return facts.commands.some((run) => (run.ok || !passing) && ((kind && checkKind(run.command) === kind) || (check && checksOf(run.command).includes(check))));
+}
+
+const command = (item: string) => /`([^`]+)`/.exec(item)?.[1];
+
+/**
+ * An item of an earlier summary as it stands after the span, and the section it belongs in now;
+ * undefined when the span retired it. `changed` holds the files the earlier summaries say were
+ * changed; the `origin` (the first goal of the oldest summary, where the work started) is never
+ * folded as done.
+ */
+function olderItem(key: string, item: string, facts: ConversationFacts, changed: readonly string[], origin = false): [string, string] | undefined {
+  const newerRequest = facts.requests.length > 0 && !origin;
+  const keep = (text: string | undefined, at = key): [string, string] | undefined => (text === undefined ? undefined : [at, text]);
+  switch (key) {
+    case SECTION.goal:
+      // once a newer request took its place: a goal whose file was changed is done, a correction
+      // is under Constraints, and the latest request is latest no more
+      if (!newerRequest) return keep(stillStated(item, facts, "user"));
+      if (isCorrection(item) || actedOn(item, [...changed, ...changedAfter(facts, -1)])) return undefined;
+      return keep(stillStated(item.replace(/^Latest request: /, ""), facts, "user"));
+    case SECTION.constraints:
+      return keep(stillStated(item, facts, "user"));
+    case SECTION.decisions:
+      return keep(stillStated(item, facts, "anyone"));
+    case SECTION.done: {
+      // a split turn's failure is an error like any other; a check run again says the newer state
+      if (item.startsWith("Failed: ")) return olderItem(SECTION.blocked, item.slice("Failed: ".length), facts, changed);
+      const ran = item.startsWith("Ran ") ? command(item) : undefined;
+      return ran && ranAgain(ran, facts, false) ? undefined : keep(item);
+    }
+    case SECTION.blocked: {
+      // an error is gone once a check of its kind passed in the span
+      const failed = /^`([^`]+)`/.exec(item)?.[1];
+      return failed && ranAgain(failed, facts, true) ? undefined : keep(item);
+    }
+    case SECTION.critical:
+      // files are under Done and in the lists the compaction appends; a failure under Blocked
+      if (/^(?:Read|Modified|Command \(failed\)): /.test(item)) return undefined;
+      if (item.startsWith("Constraint: ")) return olderItem(SECTION.constraints, item.slice("Constraint: ".length), facts, changed);
+      // a question the user answered, or passed over for a newer request, is no longer awaited
+      if (item.startsWith("Question awaiting the user's answer: ") && newerRequest) return undefined;
+      return keep(item);
+    default:
+      return keep(item);
+  }
+}
+
+/** The files an earlier summary says were changed: its file list, and the paths its Done items name. */
+function changedIn(summary: string): string[] {
+  const parsed = parseSummary(summary);
+  const done = [...parsed.sections].filter(([title]) => (ALIASES[title] ?? title) === SECTION.done).flatMap(([, items]) => items);
+  return [...parsed.modifiedFiles, ...done.filter((item) => !item.startsWith("Ran ")).flatMap(namedPaths)];
+}
+
+/**
+ * Older summaries first: their items keep their place and newer ones are added after them,
+ * except in the refreshed sections, where the latest non-empty list wins. With the span's
+ * `facts`, an older item is taken as it stands after the span (olderItem).
+ */
+export function mergeSummaries(older: readonly string[], current: Items, facts?: ConversationFacts): Items {
+  const merged: Items = new Map();
+  const absorb = (key: string, items: readonly string[], refresh: boolean) => {
+    const before = merged.get(key) ?? [];
+    merged.set(key, refresh && items.length > 0 ? [...items] : mergeItems(before, items));
+  };
+  const changed = older.flatMap(changedIn);
+  for (const [n, summary] of older.entries()) {
+    for (const [title, items] of parseSummary(summary).sections) {
+      const key = ALIASES[title] ?? title;
+      if (!facts) {
+        absorb(key, items, REFRESHED.has(key));
+        continue;
+      }
+      const placed = items.flatMap((item, i) => {
+        const now = olderItem(key, item, facts, changed, n === 0 && i === 0 && title === SECTION.goal);
+        return now ? [now] : [];
+      });
+      const here = placed.filter(([at]) => at === key).map(([, text]) => text);
+      absorb(key, here, REFRESHED.has(key));
+      for (const [at, text] of placed) if (at !== key) absorb(at, [text], false);
+    }
+  }
+  for (const [title, items] of current) absorb(ALIASES[title] ?? title, items, REFRESHED.has(title));
+  return merged;
+}

@@ -1,0 +1,153 @@
+/**
+ * Finished work folds out of an extractive summary instead of piling up over chained compactions:
+ * a request whose file was changed after it leaves the Goal (the first one stays: the work began
+ * there), a correction is a constraint and not a goal, and the items of a previous summary are
+ * taken as they stand after the span — an answered question is no longer awaited, a split turn's
+ * failure is an error that a passing check clears, a check run again says the newer state.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { AgentMessage } from "../../src/format/message-types.js";
+import { convertToLlm } from "../../src/messages/convert.js";
+import { serializeConversation } from "../../src/messages/serialize.js";
+import { extractiveSummary } from "../../src/summarizer/extractive.js";
+import { actedOn, isCorrection, namedPaths } from "../../src/summarizer/folding.js";
+import { a, messageOf, tr, u } from "../helpers/paths.js";
+
+const conversation = (messages: AgentMessage[]) => serializeConversation(convertToLlm(messages));
+const summarize = (messages: AgentMessage[], previous?: string) =>
+  extractiveSummary(
+    `<conversation>\n${conversation(messages)}\n</conversation>\n\n${previous ? `<previous-summary>\n${previous}\n</previous-summary>\n\n` : ""}Summarize.`,
+    "history",
+  );
+
+function section(summary: string, heading: string): string[] {
+  const lines = summary.split("\n");
+  const start = lines.indexOf(heading);
+  assert.ok(start >= 0, `missing ${heading}`);
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^#{2,3} /.test(line)) break;
+    if (line.trim() && line.trim() !== "(none)") out.push(line);
+  }
+  return out;
+}
+
+const user = (text: string) => messageOf(u(text));
+const say = (text: string, calls?: { name: string; args?: Record<string, unknown> }[]) => messageOf(a(text, calls ? { calls } : {}));
+const result = (text: string, tool = "bash") => messageOf(tr(text, tool));
+const edit = (path: string) => [say("", [{ name: "edit", args: { path, oldText: "a", newText: "b" } }]), result(`Edited ${path}`, "edit")];
+
+describe("what a request names and whether it was acted on", () => {
+  it("finds paths with a folder or an extension, not words, URLs or numbers", () => {
+    assert.deepEqual(namedPaths("Change `toCents` in src/money/cents.ts, then README.md. See https://x.dev/a.ts and version 1.2"), [
+      "src/money/cents.ts",
+      "README.md",
+    ]);
+  });
+
+  it("counts a change to the same file, relative or absolute", () => {
+    assert.ok(actedOn("fix src/a.ts please", ["/repo/src/a.ts"]));
+    assert.ok(!actedOn("fix src/a.ts please", ["src/b.ts"]));
+    assert.ok(!actedOn("make it faster", ["src/a.ts"]));
+  });
+
+  it("tells a correction from a request that also corrects", () => {
+    assert.ok(isCorrection("Correction: not 60, use 140 per batch."));
+    assert.ok(isCorrection("No, not 8080, use 8443."));
+    assert.ok(!isCorrection("Add paging to src/list.ts. Not 8080, use 8443."));
+  });
+});
+
+describe("the goal of an extractive summary", () => {
+  const messages = [
+    user("Add paging to the invoice list in src/invoices/list.ts."),
+    ...edit("src/invoices/list.ts"),
+    say("Paging is in."),
+    user("Next, make src/tax/rates.ts read the rates from config."),
+    ...edit("src/tax/rates.ts"),
+    say("Done."),
+    user("Correction: not 60, use 140 per batch."),
+    say("Noted."),
+    user("Also look into why exports are slow."),
+    say("Looking."),
+    user("Now add a CSV export to src/exports/csv.ts."),
+  ];
+  const goal = section(summarize(messages), "## Goal");
+
+  it("keeps where the work started, what is still open and the latest request, not finished tasks or corrections", () => {
+    assert.deepEqual(goal, [
+      "- Add paging to the invoice list in src/invoices/list.ts.",
+      "- Also look into why exports are slow.",
+      "- Latest request: Now add a CSV export to src/exports/csv.ts.",
+    ]);
+  });
+
+  it("says the correction under Constraints instead", () => {
+    const summary = summarize(messages);
+    assert.ok(section(summary, "## Constraints & Preferences").includes("- Correction: not 60, use 140 per batch."));
+  });
+});
+
+describe("a previous summary's items, as they stand after the span", () => {
+  const previous = [
+    "## Goal",
+    "- Add paging to the invoice list in src/invoices/list.ts.",
+    "- Make src/tax/rates.ts read the rates from config.",
+    "- Latest request: Add a CSV export to src/exports/csv.ts.",
+    "",
+    "## Progress",
+    "### Done",
+    "- [x] Edited `src/tax/rates.ts`",
+    "- [x] Ran `npm test -- test/tax`",
+    "",
+    "## Critical Context",
+    "- Question awaiting the user's answer: Should the CSV use semicolons?",
+    "- Modified: `src/tax/rates.ts`",
+    "- Constraint: Keep the header row in English.",
+    "",
+    "---",
+    "",
+    "## Original Request",
+    "Add a CSV export to src/exports/csv.ts.",
+    "",
+    "## Early Progress",
+    "- Failed: `npm run typecheck`: src/exports/csv.ts(3,1): error TS2304: Cannot find name 'row'.",
+  ].join("\n");
+  const span = [
+    user("Yes, semicolons. Then add a PDF export to src/exports/pdf.ts."),
+    ...edit("src/exports/csv.ts"),
+    say("", [{ name: "bash", args: { command: "npm run typecheck" } }]),
+    result(""),
+    say("", [{ name: "bash", args: { command: "npm test -- test/exports" } }]),
+    result("ok 3"),
+    say("The CSV export works."),
+  ];
+  const summary = summarize(span, previous);
+
+  it("folds the goals whose files were changed, keeps the first, and the old latest request is latest no more", () => {
+    assert.deepEqual(section(summary, "## Goal"), [
+      "- Add paging to the invoice list in src/invoices/list.ts.",
+      "- Yes, semicolons. Then add a PDF export to src/exports/pdf.ts.",
+    ]);
+  });
+
+  it("no longer awaits the answered question, and says files and constraints where they belong", () => {
+    const critical = section(summary, "## Critical Context");
+    assert.ok(!critical.some((line) => /Question awaiting|Modified:|Constraint:/.test(line)), critical.join("\n"));
+    assert.ok(section(summary, "## Constraints & Preferences").includes("- Keep the header row in English."));
+  });
+
+  it("clears the split turn's failure once the typecheck passed, and keeps one run per check", () => {
+    assert.deepEqual(section(summary, "### Blocked"), []);
+    const done = section(summary, "### Done");
+    assert.ok(!done.some((line) => line.includes("Failed:")), done.join("\n"));
+    assert.ok(done.includes("- [x] Ran `npm test -- test/exports`"), done.join("\n"));
+    assert.ok(!done.includes("- [x] Ran `npm test -- test/tax`"), "the newer test run says the present state");
+  });
+
+  it("keeps a split turn's failure that nothing cleared, under Blocked", () => {
+    const blocked = section(summarize([user("Then add a PDF export to src/exports/pdf.ts."), say("On it.")], previous), "### Blocked");
+    assert.deepEqual(blocked, ["- `npm run typecheck`: src/exports/csv.ts(3,1): error TS2304: Cannot find name 'row'."]);
+  });
+});
