@@ -185,9 +185,12 @@ export const constraintSentences = (texts: readonly string[]) =>
  */
 const CHOICE = words(["rather than|instead of|in favou?r of", "invece di|piuttosto che|en lugar de|en vez de|au lieu de|plutôt que|statt|anstatt"].join("|"));
 
+/** A sentence that reports work finished ("Done: …", "Fixed: …"): progress, not a choice, whatever words it repeats from the request. */
+const REPORT = /^(?:done|fixed|finished|completed|fatto|erledigt|listo|terminé)\s*[:.,!–-]/i;
+
 /** Sentences that report a choice; statements of intent are next steps, not decisions, unless they weigh one way against another. */
 export const decisionSentences = (texts: readonly string[]) =>
-  texts.flatMap(sentences).filter((s) => DECISION.test(s) && (!isIntent(s) || CHOICE.test(s)));
+  texts.flatMap(sentences).filter((s) => DECISION.test(s) && !REPORT.test(s.trim()) && (!isIntent(s) || CHOICE.test(s)));
 
 /** Each sentence of each text, placed just after its text's place, in order. */
 const placedSentences = (texts: readonly Placed[], pick: (text: string) => string[]): Placed[] =>

@@ -37,6 +37,18 @@ function ranAgain(command: string, facts: ConversationFacts, passing: boolean): 
 
 const command = (item: string) => /`([^`]+)`/.exec(item)?.[1];
 
+/** A Done item that says a file was changed (as doneItems writes it). */
+const FILE_CHANGE = /^(?:Wrote and edited|Wrote|Edited) `[^`]+`(?: \(\d+ changes\))?$/;
+/** The line the file changes of earlier summaries fold into, with how many it stands for. */
+const EARLIER_CHANGES = /^Changed (\d+) files? in earlier work \(the modified-files list names them\)$/;
+export const earlierChanges = (files: number) => `Changed ${files} file${files === 1 ? "" : "s"} in earlier work (the modified-files list names them)`;
+
+/** How many file changes a Done item of an earlier summary stands for (0 when it is not one). */
+function fileChanges(item: string): number {
+  if (FILE_CHANGE.test(item)) return 1;
+  return Number(EARLIER_CHANGES.exec(item)?.[1] ?? 0);
+}
+
 /**
  * An item of an earlier summary as it stands after the span, and the section it belongs in now;
  * undefined when the span retired it. `changed` holds the files the earlier summaries say were
@@ -99,13 +111,19 @@ export function mergeSummaries(older: readonly string[], current: Items, facts?:
     merged.set(key, refresh && items.length > 0 ? [...items] : mergeItems(before, items));
   };
   const changed = older.flatMap(changedIn);
+  // On an update, the file changes of earlier summaries fold into one line: the file list names
+  // each file, and a Done that lists every file ever changed grows with every task finished.
+  let folded = 0;
   for (const [n, summary] of older.entries()) {
-    for (const [title, items] of parseSummary(summary).sections) {
+    for (const [title, sectionItems] of parseSummary(summary).sections) {
       const key = ALIASES[title] ?? title;
       if (!facts) {
-        absorb(key, items, REFRESHED.has(key));
+        absorb(key, sectionItems, REFRESHED.has(key));
         continue;
       }
+      const foldsHere = key === SECTION.done;
+      const items = foldsHere ? sectionItems.filter((item) => fileChanges(item) === 0) : sectionItems;
+      if (foldsHere) folded += sectionItems.reduce((sum, item) => sum + fileChanges(item), 0);
       const placed = items.flatMap((item, i) => {
         const now = olderItem(key, item, facts, changed, n === 0 && i === 0 && title === SECTION.goal);
         return now ? [now] : [];
@@ -115,6 +133,7 @@ export function mergeSummaries(older: readonly string[], current: Items, facts?:
       for (const [at, text] of placed) if (at !== key) absorb(at, [text], false);
     }
   }
+  if (folded > 0) merged.set(SECTION.done, [earlierChanges(folded), ...(merged.get(SECTION.done) ?? [])]);
   for (const [title, items] of current) absorb(ALIASES[title] ?? title, items, REFRESHED.has(title));
   return merged;
 }

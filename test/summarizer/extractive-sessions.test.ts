@@ -103,6 +103,17 @@ describe("decisions, next steps and the open question", () => {
     assert.match(decisions, /I decided to stream rows in batches of 500/);
   });
 
+  it("a report of finished work is progress, not a decision, though it repeats the request's 'instead of'", () => {
+    const decisions = section(
+      summarize(
+        user("Make the importer report every rejected row instead of stopping at the first."),
+        say("Done: the importer now reports every rejected row instead of stopping at the first, and the tests pass. I chose a list over a counter because the rows are shown."),
+      ),
+      "## Key Decisions",
+    );
+    assert.deepEqual(decisions, ["- I chose a list over a counter because the rows are shown."]);
+  });
+
   it("a choice phrased as intent, one way against another, is a decision (issue 25: dropped since 5462ea6)", () => {
     const decisions = section(
       summarize(user("Add a --verbose flag to the CLI."), say("I'll use commander's option API rather than parsing argv by hand. I'll read the entry point first.")),

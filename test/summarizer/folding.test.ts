@@ -3,7 +3,8 @@
  * a request whose file was changed after it leaves the Goal (the first one stays: the work began
  * there), a correction is a constraint and not a goal, and the items of a previous summary are
  * taken as they stand after the span — an answered question is no longer awaited, a split turn's
- * failure is an error that a passing check clears, a check run again says the newer state.
+ * failure is an error that a passing check clears, a check run again says the newer state, and
+ * its file changes fold into one line (the compaction's file list names the files).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -144,6 +145,14 @@ describe("a previous summary's items, as they stand after the span", () => {
     assert.ok(!done.some((line) => line.includes("Failed:")), done.join("\n"));
     assert.ok(done.includes("- [x] Ran `npm test -- test/exports`"), done.join("\n"));
     assert.ok(!done.includes("- [x] Ran `npm test -- test/tax`"), "the newer test run says the present state");
+  });
+
+  it("folds the earlier file changes into one line, and lists the span's own", () => {
+    const done = section(summary, "### Done");
+    assert.equal(done[0], "- [x] Changed 1 file in earlier work (the modified-files list names them)");
+    assert.ok(done.includes("- [x] Edited `src/exports/csv.ts`"), done.join("\n"));
+    const next = section(summarize([user("Now the PDF export."), ...edit("src/exports/pdf.ts"), say("Done.")], summary), "### Done");
+    assert.equal(next[0], "- [x] Changed 2 files in earlier work (the modified-files list names them)", next.join("\n"));
   });
 
   it("keeps a split turn's failure that nothing cleared, under Blocked", () => {
