@@ -261,16 +261,16 @@ describe("what a compaction dropped", () => {
 
 describe("a large session", () => {
   it("renders only what is on screen, for the export (bounded) and for view", async () => {
-    const big = largeSession(dir, 12000, 1500);
-    assert.ok(big.bytes > 20_000_000, `${big.bytes} bytes`);
-    const { url, model } = await exportHtml(big.file, "large.html", ["--max-bytes", "10mb"]);
+    const big = largeSession(dir, 5000, 1500);
+    assert.ok(big.bytes > 8_000_000, `${big.bytes} bytes`);
+    const { url, model } = await exportHtml(big.file, "large.html", ["--max-bytes", "4mb"]);
     assert.ok(model.omitted && model.omitted.blocks > 0);
     const started = Date.now();
     const { page, errors } = await open(url);
     assert.ok(Date.now() - started < 15_000);
     assert.ok((await page.locator("#entries article.entry").count()) < 80, "a few cards, not thousands");
     assert.ok((await page.locator("#tree .tree-row").count()) < 200);
-    assert.match((await page.locator("#omitted").textContent()) ?? "", /bounded to 10,485,760 bytes/);
+    assert.match((await page.locator("#omitted").textContent()) ?? "", /bounded to 4,194,304 bytes/);
     const middle = big.mainLine[Math.floor(big.mainLine.length / 3)];
     await goTo(page, middle);
     await selectedIn(page, "#entries article.selected", middle);
