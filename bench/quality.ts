@@ -1,6 +1,6 @@
 /**
  * The quality row of `npm run bench`: summary quality on generated sessions with planted facts
- * (bench/planted-sessions.ts), measured by `evaluateSummaries` (src/ops/eval.ts) over three chained
+ * (bench/planted-sessions.ts), in English, Italian and German, measured by `evaluateSummaries` (src/ops/eval.ts) over three chained
  * compactions. The offline extractive summarizer and a scripted model that drops every fact, each
  * with and without the verbatim requests section and the coverage check. Offline, a few seconds.
  *
@@ -9,6 +9,7 @@
 import { type EvalReport, evaluateSummaries, type KnownFact } from "../src/ops/eval.js";
 import { extractiveSummarizer } from "../src/summarizer/extractive.js";
 import type { Summarizer } from "../src/summarizer/types.js";
+import { PLANTED_LANGUAGES } from "./planted-phrases.js";
 import { plantedManager, plantedSession } from "./planted-sessions.js";
 
 export interface QualityRow {
@@ -45,8 +46,8 @@ function droppingModel(): Summarizer {
 }
 
 function plantedTargets(readChars: number) {
-  return SEEDS.map((seed) => {
-    const planted = plantedSession({ seed, readChars });
+  return PLANTED_LANGUAGES.flatMap((language) => SEEDS.map((seed) => ({ language, seed }))).map(({ language, seed }) => {
+    const planted = plantedSession({ seed, readChars, language });
     const { session, ids } = plantedManager(planted);
     const facts: KnownFact[] = planted.facts.map((f) => ({
       kind: f.kind,

@@ -24,7 +24,16 @@ export function rawSummary(summary: string): string {
 }
 
 /** Words on a line that tell a value as history, not as what holds now. */
-const AS_HISTORY = /(?<![\p{L}])(?:not|no longer|instead of|rather than|replaced|superseded|previously|formerly|earlier|was|were|fixed|resolved|dropped|abandoned|reverted)(?![\p{L}])/iu;
+const AS_HISTORY = new RegExp(
+  `(?<![\\p{L}])(?:${[
+    "not|no longer|instead of|rather than|replaced|superseded|previously|formerly|earlier|was|were|fixed|resolved|dropped|abandoned|reverted",
+    "non|non più|invece di|piuttosto che|sostituit\\p{L}*|prima|corrett\\p{L}*|risolt\\p{L}*|era|erano",
+    "nicht|nicht mehr|statt|anstatt|ersetzt|vorher|früher|behoben|gelöst|war|waren",
+    "pas|plus|au lieu de|plutôt que|remplacé\\p{L}*|corrigé\\p{L}*|était",
+    "ya no|en lugar de|en vez de|reemplazad\\p{L}*|corregid\\p{L}*|era|eran",
+  ].join("|")})(?![\\p{L}])`,
+  "iu",
+);
 
 /**
  * The negative facts `summary` states as current: a line that holds the text and no word that

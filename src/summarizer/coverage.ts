@@ -8,6 +8,7 @@
  */
 import type { TranscriptPart } from "./extractive-parse.js";
 import { currentConstraints, currentDecisions, errorText, extractFacts, lastQuestion, retiredBySpan } from "./extractive-facts.js";
+import { answeredFirst, passedOverQuestions } from "./folding.js";
 import type { EstimateTokens } from "./user-requests.js";
 
 export const COVERAGE_HEADING = "## Also in the conversation (coverage check)";
@@ -15,7 +16,7 @@ export const DEFAULT_COVERAGE_TOKENS = 1000;
 /** Longest item appended, in characters (a long request is cut, its start is what identifies it). */
 const MAX_ITEM_CHARS = 600;
 
-export type CoverageKind = "request" | "question" | "error" | "constraint" | "decision" | "file";
+export type CoverageKind = "request" | "question" | "unanswered" | "error" | "constraint" | "decision" | "file";
 
 export interface CoverageItem {
   kind: CoverageKind;
@@ -38,6 +39,7 @@ export interface CoverageReport {
 const LABEL: Record<CoverageKind, string> = {
   request: "Latest request",
   question: "Open question",
+  unanswered: "Question not answered yet",
   error: "Unresolved error",
   constraint: "Constraint",
   decision: "Decision",
@@ -86,13 +88,21 @@ export function requiredFacts(input: CoverageInput): CoverageItem[] {
   if (facts.lastRequest) items.push({ kind: "request", text: clip(oneLine(facts.lastRequest)) });
   const question = lastQuestion(facts.finalAnswer);
   if (question) items.push({ kind: "question", text: oneLine(question) });
+  for (const passed of passedOverQuestions(facts)) items.push({ kind: "unanswered", text: oneLine(passed) });
   for (const error of facts.openErrors) items.push({ kind: "error", text: clip(errorText(error)), probe: error.line });
   // only what still holds: a requirement the user corrected or a decision reversed later is not required
   for (const sentence of currentConstraints(facts, input.olderRequests)) items.push({ kind: "constraint", text: clip(oneLine(sentence)) });
   for (const sentence of currentDecisions(facts)) items.push({ kind: "decision", text: clip(oneLine(sentence)) });
   for (const path of input.modifiedFiles) items.push({ kind: "file", text: `\`${path}\``, probe: path });
-  // items an earlier check carried forward, less those this span retired
-  items.push(...(input.carried ?? []).filter((item) => !retiredBySpan(item.text, facts, item.kind === "decision" ? "anyone" : "user")));
+  // items an earlier check carried forward, less those this span retired; the question an earlier
+  // span ended on is settled by an answer, and still open when the span's first message passed it over
+  for (const item of input.carried ?? []) {
+    if (item.kind === "question") {
+      if (facts.userTurns.length > 0 && !answeredFirst(facts)) items.push({ kind: "unanswered", text: item.text });
+    } else if (item.kind === "unanswered" || !retiredBySpan(item.text, facts, item.kind === "decision" ? "anyone" : "user")) {
+      items.push(item);
+    }
+  }
   const seen = new Set<string>();
   return items.filter((item) => {
     const k = normalizeForMatch(item.probe ?? item.text);
@@ -130,16 +140,19 @@ export function checkCoverage(summary: string, facts: readonly CoverageItem[], b
   return { text: lines.length > 0 ? `${COVERAGE_HEADING}\n\n${lines.join("\n")}` : "", report };
 }
 
+/** The kinds an earlier appendix hands to the next update (a request or an error of an older span is superseded by newer work). */
+const CARRIED: ReadonlySet<CoverageKind> = new Set(["constraint", "decision", "question", "unanswered"]);
+
 /**
- * The items of an earlier appendix that still hold on the next update: constraints and decisions
- * (a request, a question or an error of an older span is superseded by newer work).
+ * The items of an earlier appendix that may still hold on the next update: constraints,
+ * decisions and questions; requiredFacts decides which do.
  */
 export function parseCoverage(section: string): CoverageItem[] {
   const items: CoverageItem[] = [];
   for (const line of section.split("\n")) {
     const match = /^- ([^:]+): (.+)$/.exec(line.trim());
     const kind = match ? KIND_OF_LABEL.get(match[1]) : undefined;
-    if (match && (kind === "constraint" || kind === "decision")) items.push({ kind, text: match[2] });
+    if (match && kind && CARRIED.has(kind)) items.push({ kind, text: match[2] });
   }
   return items;
 }

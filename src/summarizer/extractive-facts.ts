@@ -43,6 +43,8 @@ export interface ConversationFacts {
   requests: string[];
   /** the user's requests and the assistant's texts with their place in the span, in order */
   said: { role: "user" | "assistant"; text: string; at: number }[];
+  /** every message the user typed (a bare "yes" too), with its place */
+  userTurns: { text: string; at: number }[];
   /** summaries quoted inside the conversation (earlier compactions, branch summaries) */
   quotedSummaries: string[];
   assistantTexts: string[];
@@ -79,7 +81,7 @@ const DECISION = words(
     "deciso|invece|perché|userò|useremo|scelto",
     "decidí|decidimos|en lugar de|porque|usaré|usaremos|elegí",
     "décidé|au lieu de|parce que|utiliserai|choisi",
-    "entschieden|stattdessen|weil|gewählt",
+    "entschieden|statt|stattdessen|anstatt|weil|gewählt|wechsle zu|gewechselt",
   ].join("|"),
 );
 const NEXT = words(
@@ -96,6 +98,9 @@ const INTENT =
   /^(?:(?:now|next|first|then|so|ok(?:ay)?)[,\s]+)?(?:I'll|I will|I'm going to|I am going to|I need to|I want to|let me|let's|we'll|we will|we need to|going to|ora |adesso |vado a|voy a|vamos a|je vais|nous allons|ich werde|wir werden|lass mich)/i;
 export const isIntent = (sentence: string): boolean => INTENT.test(sentence.trim());
 const FILLER = /^(?:ok(?:ay)?|yes|yeah|yep|sure|continue|go on|go ahead|thanks?|thank you|do it|proceed|sì|si|oui|ja|vai|continua)\b/i;
+/** A user message that answers the question before it: a yes or a no (then a pause), or a go-ahead. */
+const ANSWER = /^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|no|nope|sì|si|no|oui|non|ja|nein|doch|sí|vale)\s*(?:[,.!:;—–-]|$)|go ahead|do it|sounds good|procedi|vai pure|mach das|gerne)/i;
+export const isAnswer = (text: string): boolean => ANSWER.test(text.trim());
 
 /** Lines that report a failure in command or tool output (compiler, npm, test runners, shells). */
 const ERROR_LINE =
@@ -275,6 +280,7 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
   const facts: ConversationFacts = {
     requests: [],
     said: [],
+    userTurns: [],
     quotedSummaries: [],
     assistantTexts: [],
     fileOps: [],
@@ -306,6 +312,7 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
           facts.commands.push({ command: userRun[1], ok });
           break;
         }
+        if (!isInjectedPrompt(part.text.trim())) facts.userTurns.push({ text: part.text.trim(), at: index });
         if (isSubstantiveRequest(part.text)) {
           facts.requests.push(part.text.trim());
           facts.said.push({ role: "user", text: part.text.trim(), at: index });

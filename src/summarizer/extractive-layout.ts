@@ -53,4 +53,10 @@ export const TURN_PREFIX_SPECS: SectionSpec[] = [
   { title: SECTION.suffixContext, level: 2, style: "bullet", keep: "first", maxItems: 120 },
 ];
 
+/** How Critical Context says the question the conversation ends on, and one the user passed over. */
+export const AWAITED = "Question awaiting the user's answer: ";
+export const NOT_ANSWERED = "Question not answered yet: ";
+/** Questions passed over that a summary keeps, newest. */
+export const MAX_OPEN_QUESTIONS = 5;
+
 export type Items = Map<string, string[]>;

@@ -6,9 +6,9 @@
  * every task finished. Pure functions.
  */
 import { type ConversationFacts, stillStated } from "./extractive-facts.js";
-import { type Items, SECTION } from "./extractive-layout.js";
+import { AWAITED, type Items, NOT_ANSWERED, SECTION } from "./extractive-layout.js";
 import { mergeItems, parseSummary } from "./extractive-sections.js";
-import { actedOn, changedAfter, isCorrection, namedPaths } from "./folding.js";
+import { actedOn, answeredFirst, changedAfter, isCorrection, namedPaths } from "./folding.js";
 import { checkKind } from "./lifecycle.js";
 import { checksOf } from "./user-text.js";
 
@@ -84,8 +84,11 @@ function olderItem(key: string, item: string, facts: ConversationFacts, changed:
       // files are under Done and in the lists the compaction appends; a failure under Blocked
       if (/^(?:Read|Modified|Command \(failed\)): /.test(item)) return undefined;
       if (item.startsWith("Constraint: ")) return olderItem(SECTION.constraints, item.slice("Constraint: ".length), facts, changed);
-      // a question the user answered, or passed over for a newer request, is no longer awaited
-      if (item.startsWith("Question awaiting the user's answer: ") && newerRequest) return undefined;
+      if (item.startsWith("Decision: ")) return olderItem(SECTION.decisions, item.slice("Decision: ".length), facts, changed);
+      // a question the span's first message answered is settled; one it passed over is still open
+      if (item.startsWith(AWAITED) && facts.userTurns.length > 0) {
+        return answeredFirst(facts) ? undefined : keep(`${NOT_ANSWERED}${item.slice(AWAITED.length)}`);
+      }
       return keep(item);
     default:
       return keep(item);

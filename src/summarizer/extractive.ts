@@ -18,10 +18,10 @@ import {
   lastQuestion,
   plannedSteps,
 } from "./extractive-facts.js";
-import { BRANCH_SPECS, EXTRACTIVE_LABEL, HISTORY_SPECS, type Items, SECTION, TURN_PREFIX_SPECS } from "./extractive-layout.js";
+import { AWAITED, BRANCH_SPECS, EXTRACTIVE_LABEL, HISTORY_SPECS, type Items, MAX_OPEN_QUESTIONS, NOT_ANSWERED, SECTION, TURN_PREFIX_SPECS } from "./extractive-layout.js";
 import { mergeSummaries } from "./extractive-merge.js";
 import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";
-import { actedOn, changedAfter, isCorrection } from "./folding.js";
+import { actedOn, changedAfter, isCorrection, passedOverQuestions } from "./folding.js";
 import { checkKind } from "./lifecycle.js";
 import { isLogLine, proseOf } from "./user-text.js";
 import { SummarizationAbortedError, type SummarizeRequest, type SummarizeResult, type Summarizer } from "./types.js";
@@ -78,7 +78,8 @@ function criticalItems(facts: ConversationFacts, parsed: ParsedPrompt): string[]
   if (parsed.focus) items.push(`Focus requested: ${parsed.focus}`);
   items.push(...parsed.additionalContext);
   const question = lastQuestion(facts.finalAnswer);
-  if (question) items.push(`Question awaiting the user's answer: ${question}`);
+  for (const passed of passedOverQuestions(facts).slice(-MAX_OPEN_QUESTIONS)) items.push(`${NOT_ANSWERED}${passed}`);
+  if (question) items.push(`${AWAITED}${question}`);
   // Each thing is said once. Files: what changed in each is under Done, and every path is in the
   // <modified-files> and <read-files> lists each compaction appends (pi's, oh-my-pi's, bonsai's).
   // Commands: those that changed or checked something are under Done, a failure that still holds
@@ -177,6 +178,8 @@ function turnPrefixSummary(facts: ConversationFacts): string {
   const context = [
     // The request above is condensed; its rules are kept whole.
     ...currentConstraints(facts).map((rule) => `Constraint: ${rule}`),
+    // a turn's decisions are made in its first half as often as in its second
+    ...currentDecisions(facts).map((decision) => `Decision: ${decision}`),
     ...(lastText ? [`Last assistant message: ${condense(lastText, 280)}`] : []),
   ];
   const items: Items = new Map([

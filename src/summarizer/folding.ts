@@ -2,9 +2,10 @@
  * Finished work folds out of the sections that would otherwise grow with every compaction: a
  * request whose file was changed after it is done (its changes are under Done, its words in the
  * verbatim requests), and a correction is under Constraints, so the Goal keeps what is still
- * open. Pure functions over text and paths.
+ * open; a question the user answered is no longer awaited, one the user passed over still is.
+ * Pure functions over text and paths.
  */
-import { type ConversationFacts, sentences } from "./extractive-facts.js";
+import { type ConversationFacts, isAnswer, lastQuestion, sentences } from "./extractive-facts.js";
 import { retiredValues } from "./lifecycle.js";
 import { proseOf } from "./user-text.js";
 
@@ -31,3 +32,21 @@ export function actedOn(text: string, changed: readonly string[]): boolean {
 /** Files changed successfully in the span after part `at`. */
 export const changedAfter = (facts: Pick<ConversationFacts, "fileOps">, at: number): string[] =>
   facts.fileOps.filter((op) => op.kind !== "read" && op.ok && op.at > at).map((op) => op.path);
+
+/**
+ * The assistant's questions the user passed over: a question followed by a user message that is
+ * not an answer (no yes, no, go-ahead), so it is still open, oldest first. The question at the
+ * very end, with no user message after it, is awaited, not passed over.
+ */
+export function passedOverQuestions(facts: Pick<ConversationFacts, "said" | "userTurns">): string[] {
+  const out: string[] = [];
+  for (const said of facts.said) {
+    const question = said.role === "assistant" ? lastQuestion(said.text) : undefined;
+    const next = question ? facts.userTurns.find((turn) => turn.at > said.at) : undefined;
+    if (question && next && !isAnswer(next.text) && !out.includes(question)) out.push(question);
+  }
+  return out;
+}
+
+/** Whether the span's first user message answers a question asked before the span. */
+export const answeredFirst = (facts: Pick<ConversationFacts, "userTurns">): boolean => facts.userTurns.length > 0 && isAnswer(facts.userTurns[0].text);

@@ -23,9 +23,16 @@ export function checkKind(command: string): CheckKind | undefined {
 
 /** Words that follow "not" or "instead of" without naming what was replaced. */
 const STOPWORDS = new Set(
-  "a an the any all this that these those it its them they to be yet now just only so too very really sure always never more much many some one ever even again here there what which who how why when where if or and but because working work done needed necessary necessarily needed possible ready used sure".split(
-    " ",
-  ),
+  [
+    "a an the any all this that these those it its them they to be yet now just only so too very really sure always never more much many some one ever even again here there what which who how why when where if or and but because working work done needed necessary necessarily needed possible ready used sure",
+    // the articles and determiners of the other languages the constructions above are written in
+    "il lo la i gli le un uno una ogni questo questa quello quella di del della dei degli delle a in su per con da tra fra al nel sul",
+    "der die das den dem des ein eine einen einem einer eines jeden jede jedes jedem diesen diese dieses zu bei mit von für auf im am an um nach aus sie er es",
+    "le la les un une des du de ce cette ces chaque à en sur pour avec par au aux",
+    "el los las unos unas cada este esta en con por para al del",
+  ]
+    .join(" ")
+    .split(" "),
 );
 
 /** A value in a sentence: a code span, a quoted string, or a word (with dots, slashes, digits…). */

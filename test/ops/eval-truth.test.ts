@@ -56,6 +56,11 @@ describe("the parts of the score", () => {
     assert.equal(wronglyStated("## Constraints\n- Serve on port 8080.", negatives).length, 1);
     assert.equal(wronglyStated("## Constraints\n- Port 8443 (port 8080 was replaced).", negatives).length, 0);
     assert.equal(wronglyStated("## Goal\nx\n\n## User requests (verbatim, newest first)\n\n> Serve it on port 8080.", negatives).length, 0);
+    // told as history in the conversation's own language
+    const cache = [{ text: "rateCache0" }];
+    assert.equal(wronglyStated("- Passo a `rateStore0` invece di `rateCache0`.", cache).length, 0);
+    assert.equal(wronglyStated("- Ich wechsle zu `rateStore0` statt `rateCache0`.", cache).length, 0);
+    assert.equal(wronglyStated("- Le aliquote restano in `rateCache0`.", cache).length, 1);
   });
 
   it("a facts file that is wrong is one line naming the field", () => {

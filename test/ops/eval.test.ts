@@ -1,13 +1,15 @@
 /**
  * `evaluateSummaries` (ops/eval.ts) and its pure parts: where rounds compact, which planted facts
  * hold at a cut, retention scores, judge probes. On generated sessions with planted facts of every
- * kind (bench/planted-sessions.ts), the extractive summarizer with the verbatim section and the
- * coverage check keeps ≥ 95% after one compaction and ≥ 90% after three with growth ≤ 1.5x, and a
- * scripted model that drops facts is lifted to the same figures by the check.
+ * kind (bench/planted-sessions.ts), in English, Italian and German, the extractive summarizer keeps
+ * ≥ 95% after one compaction and ≥ 90% after three with growth ≤ 1.3x, with the verbatim section
+ * and the coverage check or without, and a scripted model that drops facts is lifted to the same
+ * figures by the check.
  */
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { describe, it } from "node:test";
+import { PLANTED_LANGUAGES, type PlantedLanguage } from "../../bench/planted-phrases.js";
 import { PLANTED_KINDS, plantedManager, plantedSession } from "../../bench/planted-sessions.js";
 import { type EvalReport, evaluateSummaries, factsAtCut, type KnownFact } from "../../src/ops/eval.js";
 import { scoreRetention, spanFacts } from "../../src/ops/eval-facts.js";
@@ -26,8 +28,8 @@ const dropper = (): Summarizer =>
     r.purpose === "turn-prefix" ? "## Original Request\nA change.\n\n## Early Progress\n- Some work." : "## Goal\nWork on the billing service.\n\n## Progress\n### Done\n- [x] Edited some files.",
   );
 
-function planted(seed: number) {
-  const generated = plantedSession({ seed });
+function planted(seed: number, language: PlantedLanguage = "en") {
+  const generated = plantedSession({ seed, language });
   const { session, ids } = plantedManager(generated);
   const facts: KnownFact[] = generated.facts.map((f) => ({
     kind: f.kind,
@@ -39,9 +41,12 @@ function planted(seed: number) {
   return { session, facts, mustNotState, generated };
 }
 
-async function evaluate(summarizer: () => Summarizer, seeds: readonly number[], guardOff = false): Promise<EvalReport> {
-  const sessions = seeds.map((seed) => {
-    const { session, facts, mustNotState } = planted(seed);
+/** Seeds, each in English, Italian and German. */
+const SESSIONS = [1, 2].flatMap((seed) => PLANTED_LANGUAGES.map((language) => ({ seed, language })));
+
+async function evaluate(summarizer: () => Summarizer, which: readonly { seed: number; language: PlantedLanguage }[], guardOff = false): Promise<EvalReport> {
+  const sessions = which.map(({ seed, language }) => {
+    const { session, facts, mustNotState } = planted(seed, language);
     return { target: session, facts, mustNotState };
   });
   return evaluateSummaries(sessions, [{ label: "s", summarizer }], {
@@ -58,13 +63,12 @@ function figures(report: EvalReport) {
   });
 }
 
-const SEEDS = [1, 2, 3, 4];
 
 describe("planted sessions", () => {
   it("plant every kind of fact, and each kind is scored over the three rounds", async () => {
     const { generated } = planted(1);
     assert.deepEqual(new Set(generated.facts.map((f) => f.kind)), new Set(PLANTED_KINDS));
-    const report = await evaluate(extractiveSummarizer, [1]);
+    const report = await evaluate(extractiveSummarizer, [{ seed: 1, language: "en" }]);
     const rounds = report.sessions[0].results[0].rounds;
     // an open question holds only until the next request, so which round scores one depends on where the cut falls
     for (const kind of PLANTED_KINDS) assert.ok(rounds.some((r) => (r.byKind[kind]?.total ?? 0) > 0), `${kind} facts are scored`);
@@ -79,19 +83,30 @@ describe("planted sessions", () => {
     assert.match(negatives, /error TS\d+/);
   });
 
-  it("the extractive summarizer keeps ≥ 95% after one compaction, ≥ 90% after three, growth ≤ 1.5x, and states nothing retired as current", async () => {
-    for (const { first, last, growth, wrong, rounds } of figures(await evaluate(extractiveSummarizer, SEEDS))) {
-      assert.ok(first >= 0.95, `round 1 kept ${first}: lost ${JSON.stringify(rounds[0].missing)}`);
-      assert.ok(last >= 0.9, `round 3 kept ${last}: lost ${JSON.stringify(rounds[2].missing)}`);
-      assert.ok(growth <= 1.5, `growth ${growth}`);
-      assert.deepEqual(wrong, [], "no corrected requirement, reversed decision or fixed error stated as current");
+  it("the extractive summarizer keeps ≥ 95% after one compaction, ≥ 90% after three, growth ≤ 1.3x, and states nothing retired as current, in English, Italian and German, with the guard or without", async () => {
+    for (const guardOff of [false, true]) {
+      for (const { first, last, growth, wrong, rounds } of figures(await evaluate(extractiveSummarizer, SESSIONS, guardOff))) {
+        assert.ok(first >= 0.95, `round 1 kept ${first}: lost ${JSON.stringify(rounds[0].missing)}`);
+        assert.ok(last >= 0.9, `round 3 kept ${last}: lost ${JSON.stringify(rounds[2].missing)}`);
+        assert.ok(growth <= 1.3, `growth ${growth}`);
+        assert.deepEqual(wrong, [], "no corrected requirement, reversed decision, fixed error or planted instruction stated as current");
+      }
     }
   });
 
+  it("plant a question passed over, an instruction in a file, and three agents' tools", () => {
+    const { generated } = planted(1, "de");
+    const open = generated.facts.filter((f) => f.kind === "question" && f.until === undefined);
+    assert.ok(open.length >= 2, "a passed-over question holds to the end, as does the last one");
+    assert.ok(generated.negatives.some((n) => /^delete test\//.test(n.text)));
+    const tools = new Set(generated.messages.flatMap((m) => (m.role === "assistant" ? m.content.flatMap((b) => (b.type === "toolCall" ? [b.name] : [])) : [])));
+    for (const name of ["read", "Edit", "apply_patch", "shell"]) assert.ok(tools.has(name), `${name} in ${[...tools].join(", ")}`);
+  });
+
   it("a model that drops facts is lifted to the same figures by the coverage check and the verbatim section", async () => {
-    const without = figures(await evaluate(dropper, SEEDS, true));
+    const without = figures(await evaluate(dropper, SESSIONS, true));
     for (const { first } of without) assert.ok(first < 0.8, `without the guard the dropper keeps only ${first}`);
-    for (const { first, last, growth, wrong, rounds } of figures(await evaluate(dropper, SEEDS))) {
+    for (const { first, last, growth, wrong, rounds } of figures(await evaluate(dropper, SESSIONS))) {
       assert.ok(first >= 0.95, `round 1 kept ${first}: lost ${JSON.stringify(rounds[0].missing)}`);
       assert.ok(last >= 0.9, `round 3 kept ${last}: lost ${JSON.stringify(rounds[2].missing)}`);
       assert.ok(growth <= 1.5, `growth ${growth}`);

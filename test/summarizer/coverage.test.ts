@@ -89,11 +89,50 @@ describe("checkCoverage", () => {
 });
 
 describe("parseCoverage", () => {
-  it("carries constraints and decisions to the next update, not requests, questions or errors of an older span", () => {
-    const section = "\n\n- Latest request: do X\n- Open question: Y?\n- Unresolved error: `npm test`: boom\n- Constraint: Never drop tables.\n- Decision: Use WAL.\n";
+  it("carries constraints, decisions and questions to the next update, not requests or errors of an older span", () => {
+    const section =
+      "\n\n- Latest request: do X\n- Open question: Y?\n- Unresolved error: `npm test`: boom\n- Constraint: Never drop tables.\n- Decision: Use WAL.\n- Question not answered yet: Z?\n";
     assert.deepEqual(parseCoverage(section), [
+      { kind: "question", text: "Y?" },
       { kind: "constraint", text: "Never drop tables." },
       { kind: "decision", text: "Use WAL." },
+      { kind: "unanswered", text: "Z?" },
     ]);
+  });
+
+  it("a carried question is settled by an answer and still open when the next message passes it over", () => {
+    const carried = [
+      { kind: "question" as const, text: "Should the CSV use semicolons?" },
+      { kind: "unanswered" as const, text: "Backfill last quarter too?" },
+    ];
+    const facts = (first: string) =>
+      requiredFacts({ conversation: parseTranscript(`[User]: ${first}\n\n[Assistant]: On it.`), modifiedFiles: [], carried }).filter((f) =>
+        ["question", "unanswered"].includes(f.kind),
+      );
+    assert.deepEqual(
+      facts("Yes, semicolons. Then add the PDF export.").map((f) => [f.kind, f.text]),
+      [["unanswered", "Backfill last quarter too?"]],
+    );
+    assert.deepEqual(
+      facts("Add the PDF export to src/pdf.ts next.").map((f) => [f.kind, f.text]),
+      [
+        ["unanswered", "Should the CSV use semicolons?"],
+        ["unanswered", "Backfill last quarter too?"],
+      ],
+    );
+  });
+
+  it("requires a question the user passed over, with the one the span ends on", () => {
+    const conversation = parseTranscript(
+      "[User]: Add paging.\n\n[Assistant]: Paging is in. Should the page size be configurable?\n\n[User]: Now add sorting.\n\n[Assistant]: Sorting is in. Ascending by default?",
+    );
+    const questions = requiredFacts({ conversation, modifiedFiles: [] }).filter((f) => ["question", "unanswered"].includes(f.kind));
+    assert.deepEqual(
+      questions.map((f) => [f.kind, f.text]),
+      [
+        ["question", "Ascending by default?"],
+        ["unanswered", "Should the page size be configurable?"],
+      ],
+    );
   });
 });

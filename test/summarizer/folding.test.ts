@@ -90,6 +90,45 @@ describe("the goal of an extractive summary", () => {
   });
 });
 
+describe("questions", () => {
+  it("a question the user passed over for a new request is still open; one answered is not", () => {
+    const summary = summarize([
+      user("Add paging to src/list.ts."),
+      say("Paging is in. Should the page size be configurable?"),
+      user("Now add sorting to src/list.ts."),
+      say("Sorting is in. Ascending by default?"),
+      user("Yes. Then add filters."),
+      say("Filters are in. Should they be saved per user?"),
+    ]);
+    assert.deepEqual(section(summary, "## Critical Context"), [
+      "- Question not answered yet: Should the page size be configurable?",
+      "- Question awaiting the user's answer: Should they be saved per user?",
+    ]);
+  });
+});
+
+describe("decisions in other languages", () => {
+  it("a reversal with 'statt' is a decision, and an article after 'invece di' or 'statt' retires nothing", () => {
+    const german = summarize([
+      user("Die Sätze sollen zwischengespeichert werden."),
+      say("Ich lege die Sätze in `rateCache0` ab, statt sie bei jedem Aufruf neu zu berechnen."),
+      say("Ich wechsle zu `rateStore0` statt `rateCache0`: der Cache im Prozess wird bei jedem Deploy geleert."),
+      user("Gut. Jede abgelehnte Zeile soll gemeldet werden, statt bei der ersten abzubrechen."),
+      say("Statt jeden Aufrufer anzupassen, normalisiert toCents die Eingabe jetzt einmal."),
+    ]);
+    assert.deepEqual(section(german, "## Key Decisions"), [
+      "- Ich wechsle zu `rateStore0` statt `rateCache0`: der Cache im Prozess wird bei jedem Deploy geleert.",
+      "- Statt jeden Aufrufer anzupassen, normalisiert toCents die Eingabe jetzt einmal.",
+    ]);
+    const italian = summarize([
+      user("Aggiungi le aliquote."),
+      say("Ho scelto una tabella di lookup invece di uno switch perché le aliquote cambiano ogni trimestre."),
+      say("Ho scelto un return anticipato invece di una condizione annidata, così il codice resta leggibile."),
+    ]);
+    assert.equal(section(italian, "## Key Decisions").length, 2, italian);
+  });
+});
+
 describe("a previous summary's items, as they stand after the span", () => {
   const previous = [
     "## Goal",
@@ -153,6 +192,13 @@ describe("a previous summary's items, as they stand after the span", () => {
     assert.ok(done.includes("- [x] Edited `src/exports/csv.ts`"), done.join("\n"));
     const next = section(summarize([user("Now the PDF export."), ...edit("src/exports/pdf.ts"), say("Done.")], summary), "### Done");
     assert.equal(next[0], "- [x] Changed 2 files in earlier work (the modified-files list names them)", next.join("\n"));
+  });
+
+  it("still awaits the question when the span's first message passed it over, and takes a split turn's decisions", () => {
+    const withDecision = previous.replace("## Early Progress", "## Context for Suffix\n- Decision: I chose semicolons because Excel in Germany expects them.\n\n## Early Progress");
+    const next = summarize([user("Add a PDF export to src/exports/pdf.ts."), say("On it.")], withDecision);
+    assert.ok(section(next, "## Critical Context").includes("- Question not answered yet: Should the CSV use semicolons?"), next);
+    assert.ok(section(next, "## Key Decisions").includes("- I chose semicolons because Excel in Germany expects them."), next);
   });
 
   it("keeps a split turn's failure that nothing cleared, under Blocked", () => {
