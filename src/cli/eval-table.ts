@@ -4,7 +4,7 @@
  */
 import { isAbsolute, relative } from "node:path";
 import type { EvalReport, RoundScore } from "../ops/eval.js";
-import { PROBE_IDS } from "../ops/eval-judge.js";
+import { DIMENSIONS } from "../ops/eval-judge.js";
 import type { Colors } from "./output.js";
 
 /** A file under the working directory by its relative path; anything else (a database location) as it is. */
@@ -18,10 +18,13 @@ const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
 const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
 const mean = (values: readonly number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
 
+/** The judge's mean over its dimensions and rounds, with the widest spread of its samples when it sampled more than once. */
 function judgeCell(rounds: readonly RoundScore[]): string {
-  const judged = rounds.filter((r) => r.judge);
+  const judged = rounds.flatMap((r) => (r.judge ? [r.judge] : []));
   if (judged.length === 0) return "-";
-  return mean(judged.map((r) => mean(PROBE_IDS.map((id) => r.judge?.[id] ?? 0)))).toFixed(1);
+  const score = mean(judged.map((j) => mean(DIMENSIONS.map((d) => j.scores[d])))).toFixed(1);
+  const widest = Math.max(...judged.flatMap((j) => DIMENSIONS.map((d) => j.spread[d][1] - j.spread[d][0])));
+  return judged.some((j) => j.samples.length > 1) ? `${score} ±${(widest / 2).toFixed(1)}` : score;
 }
 
 function pad(rows: readonly string[][]): string[] {

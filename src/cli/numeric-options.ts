@@ -24,3 +24,10 @@ export function positiveCount(value: string): number {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive whole number");
   return n;
 }
+
+/** A sampling temperature, 0 to 2 as the providers take it. */
+export function temperature(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 2) throw new InvalidArgumentError("must be a number from 0 to 2");
+  return n;
+}

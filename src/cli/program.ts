@@ -4,7 +4,6 @@
  * imports it inside its action, so `bonsai info` never pays for it. main.ts runs it; the
  * completion scripts are written from it.
  */
-import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { register as registerChat } from "./commands/chat.js";
 import { register as registerCheckout } from "./commands/checkout.js";
@@ -25,16 +24,8 @@ import { register as registerSettings } from "./commands/settings.js";
 import { register as registerTree } from "./commands/tree.js";
 import { register as registerUncompact } from "./commands/uncompact.js";
 import { register as registerView } from "./commands/view.js";
+import { packageVersion } from "./build-info.js";
 import { printJsonError } from "./output.js";
-
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-    return pkg.version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
 
 /** The first commands a newcomer runs, under the list of commands. */
 const TOP_LEVEL_EXAMPLES = `

@@ -12,7 +12,8 @@ import { serializeConversation } from "../messages/serialize.js";
 import type { GuardSettings } from "../summarizer/summary-guard.js";
 import type { Summarizer } from "../summarizer/types.js";
 import { type EvalFact, type FactKind, type KindScore, scoreRetention, spanFacts } from "./eval-facts.js";
-import { type JudgeScores, judgeSummary } from "./eval-judge.js";
+import { type JudgeResult, judgeSummary } from "./eval-judge.js";
+import { datasetHash, type EvalPins, promptHash } from "./eval-pins.js";
 import { compactionPoints, messagesBefore, type RoundResult, runRounds } from "./eval-rounds.js";
 import { type NegativeFact, negativesAtCut, rawSummary, wronglyStated } from "./eval-truth.js";
 import { type LazySummarizer, resolveSummarizer } from "./lazy-summarizer.js";
@@ -50,6 +51,11 @@ export interface EvaluateOptions {
   /** the verbatim section and the coverage check (on by default, as in every compaction) */
   guard?: GuardSettings;
   judge?: LazySummarizer;
+  /** how many times the judge answers and grades each summary (default 1) */
+  judgeSamples?: number;
+  judgeTemperature?: number;
+  /** the bonsai build, for the report's pins (the CLI knows its version and commit) */
+  build?: EvalPins["bonsai"];
   signal?: AbortSignal;
   onWarning?: WarningListener;
   /** hears each finished round: `done` of `total` rounds so far */
@@ -79,7 +85,8 @@ export interface RoundScore {
   raw: { retention: number; found: number };
   /** negative facts the summary states as current (in the raw text: `raw`) */
   wrong: { count: number; raw: number; texts: string[] };
-  judge?: JudgeScores;
+  /** the judge's scores per dimension (mean of its samples), their spread, and every sample's answers */
+  judge?: JudgeResult;
 }
 
 export interface SummarizerEval {
@@ -97,6 +104,8 @@ export interface SessionEval {
 
 export interface EvalReport {
   rounds: number;
+  /** what the evaluation ran with (eval-pins.ts) */
+  pins: EvalPins;
   sessions: SessionEval[];
 }
 
@@ -160,12 +169,17 @@ export async function evaluateSummaries(
   let done = 0;
   const judge = options.judge ? await resolveSummarizer(options.judge, "the judge") : undefined;
   const made = new Map<string, Summarizer>();
-  const report: EvalReport = { rounds, sessions: [] };
+  const guard = { verbatimRequests: options.guard?.verbatimRequests !== false, coverageCheck: options.guard?.coverageCheck !== false };
+  const pins: EvalPins = { bonsai: options.build ?? {}, promptHash: promptHash(), summarizers: [], datasetHash: "", guard, rounds };
+  if (judge) pins.judge = { model: judge.name, samples: options.judgeSamples ?? 1, ...(options.judgeTemperature !== undefined ? { temperature: options.judgeTemperature } : {}) };
+  const report: EvalReport = { rounds, pins, sessions: [] };
+  const branches: SessionEntry[][] = [];
 
   for (const spec of specs) {
     const opened = await readTarget(spec.target, options.onWarning);
     const sessionEval = await withSession(opened, async () => {
       const path = opened.session.getBranch();
+      branches.push(path);
       let atIndex: number | undefined;
       if (options.at !== undefined) {
         atIndex = path.findIndex((entry) => entry.id === options.at || entry.id.startsWith(options.at as string));
@@ -179,6 +193,7 @@ export async function evaluateSummaries(
         const progress = () => options.onProgress?.({ done, total, session: opened.file, summarizer: label });
         try {
           const summarizer = made.get(label) ?? (await resolveSummarizer(source, label));
+          if (!made.has(label)) pins.summarizers.push({ label, model: summarizer.name });
           made.set(label, summarizer);
           const settings = {
             ...(options.keepRecentTokens !== undefined ? { keepRecentTokens: options.keepRecentTokens } : {}),
@@ -197,7 +212,13 @@ export async function evaluateSummaries(
             const score = scoreRound(path, round, results[0], spec.facts, spec.mustNotState);
             if (judge) {
               const conversation = serializeConversation(convertToLlm(messagesBefore(path, round.cutIndex)));
-              score.judge = await judgeSummary(judge, round.summary, conversation, options.signal);
+              score.judge = await judgeSummary(judge, round.summary, conversation, {
+                ...(spec.facts ? { facts: factsAtCut(path, spec.facts, round.cutIndex) } : {}),
+                negatives: negativesAtCut(new Map(path.map((entry, i) => [entry.id, i])), spec.mustNotState ?? [], round.cutIndex),
+                ...(options.judgeSamples !== undefined ? { samples: options.judgeSamples } : {}),
+                ...(options.judgeTemperature !== undefined ? { temperature: options.judgeTemperature } : {}),
+                ...(options.signal ? { signal: options.signal } : {}),
+              });
             }
             evaluated.rounds.push(score);
           }
@@ -212,5 +233,6 @@ export async function evaluateSummaries(
     });
     report.sessions.push(sessionEval);
   }
+  pins.datasetHash = datasetHash(branches, specs.map((spec) => ({ facts: spec.facts ?? null, mustNotState: spec.mustNotState ?? null })));
   return report;
 }

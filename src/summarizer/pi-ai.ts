@@ -64,6 +64,7 @@ export function piAiSummarizer(model: Model<Api>, options: PiAiSummarizerOptions
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
           // Non-reasoning models reject or misread reasoning options (docs/ARCHITECTURE.md, decision 7).
           ...(model.reasoning && request.reasoning ? { reasoning: request.reasoning } : {}),
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
         },
       );
       if (response.stopReason === "aborted" || signal?.aborted) throw new SummarizationAbortedError();

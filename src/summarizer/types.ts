@@ -12,6 +12,8 @@ export interface SummarizeRequest {
   maxTokens: number;
   /** ask reasoning models to think; ignored by models that cannot */
   reasoning?: "minimal" | "low" | "medium" | "high";
+  /** sampling temperature where the model takes one (the judge of `bonsai eval`); the provider's default when absent */
+  temperature?: number;
   signal?: AbortSignal;
   /**
    * What is being produced, so summarizers that do not use an LLM (extractive) or that route

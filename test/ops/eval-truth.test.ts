@@ -103,18 +103,35 @@ describe("scores on a planted session", () => {
     const server = await startScriptedServer((request, index) => {
       const prompt = JSON.stringify(request.messages);
       if (prompt.includes("Answer each question using only the summary")) return { text: '{"recall": "8443", "artifacts": "none", "continuation": "uptime", "decisions": "SQLite"}' };
-      if (prompt.includes("Grade each answer")) return { text: '{"recall": 5, "artifacts": 4, "continuation": 3, "decisions": 5}' };
+      if (prompt.includes("Grade how well")) {
+        const accuracy = index < 2 ? 5 : 3;
+        return { text: `{"accuracy": ${accuracy}, "context": 4, "artifacts": 4, "completeness": 5, "continuity": 3, "instructions": 5}` };
+      }
       return { text: `unexpected request ${index}` };
     });
     try {
       const factsFile = join(dir, "facts.json");
       writeFileSync(factsFile, JSON.stringify({ facts, mustNotState }));
-      const run = await runBonsai(["eval", file, "--facts", factsFile, "--rounds", "1", "--at", ids.last, "--keep-recent", "100", "--judge", `base-url:${server.baseUrl}#judge`, "--json"]);
+      const run = await runBonsai([
+        ...["eval", file, "--facts", factsFile, "--rounds", "1", "--at", ids.last, "--keep-recent", "100"],
+        ...["--judge", `base-url:${server.baseUrl}#judge`, "--judge-samples", "2", "--judge-temperature", "0.4", "--json"],
+      ]);
       assert.equal(run.code, 0, run.stderr);
-      const round = JSON.parse(run.stdout).sessions[0].results[0].rounds[0];
+      const report = JSON.parse(run.stdout);
+      const round = report.sessions[0].results[0].rounds[0];
       assert.equal(round.facts, 3, "the file's facts, not extracted ones");
-      assert.deepEqual(round.judge, { recall: 5, artifacts: 4, continuation: 3, decisions: 5 });
-      assert.equal(server.requests.length, 2, "the judge asked the server twice");
+      assert.deepEqual(round.judge.scores, { accuracy: 4, context: 4, artifacts: 4, completeness: 5, continuity: 3, instructions: 5 });
+      assert.deepEqual(round.judge.spread.accuracy, [3, 5]);
+      assert.equal(round.judge.samples[0].answers.recall, "8443", "the judge's answers are kept");
+      assert.equal(server.requests.length, 4, "the judge asked the server twice per sample");
+      assert.ok(server.requests.every((r) => r.temperature === 0.4), "at the temperature asked for");
+      assert.ok(JSON.stringify(server.requests[1].messages).includes("<expected>"), "the grader sees the facts");
+      // what the run is pinned to
+      assert.match(report.pins.promptHash, /^[0-9a-f]{64}$/);
+      assert.match(report.pins.datasetHash, /^[0-9a-f]{64}$/);
+      assert.match(report.pins.bonsai.version, /^\d+\.\d+\.\d+/);
+      assert.deepEqual(report.pins.judge, { model: "openai-compatible/judge", samples: 2, temperature: 0.4 });
+      assert.deepEqual(report.pins.summarizers, [{ label: "extractive", model: "extractive" }]);
       assert.equal(round.wrong.count, 0, "the extractive summary states neither the old port nor Redis as current");
     } finally {
       await server.close();

@@ -13,7 +13,7 @@ import { PLANTED_LANGUAGES, type PlantedLanguage } from "../../bench/planted-phr
 import { PLANTED_KINDS, plantedManager, plantedSession } from "../../bench/planted-sessions.js";
 import { type EvalReport, evaluateSummaries, factsAtCut, type KnownFact } from "../../src/ops/eval.js";
 import { scoreRetention, spanFacts } from "../../src/ops/eval-facts.js";
-import { judgeSummary, readScores } from "../../src/ops/eval-judge.js";
+import { DIMENSIONS, judgeSummary, RUBRIC, readScores } from "../../src/ops/eval-judge.js";
 import { compactionPoints, turnEnds } from "../../src/ops/eval-rounds.js";
 import { extractiveSummarizer } from "../../src/summarizer/extractive.js";
 import type { Summarizer } from "../../src/summarizer/types.js";
@@ -170,15 +170,45 @@ describe("spanFacts and scoreRetention", () => {
 });
 
 describe("judge probes", () => {
-  it("ask the judge to answer from the summary alone, then to grade against the conversation", async () => {
+  const SCORES = '{"accuracy": 5, "context": 4, "artifacts": 9, "completeness": "x", "continuity": 3, "instructions": 2}';
+
+  it("ask the judge to answer from the summary alone, then to grade against the conversation on the rubric", async () => {
     const judge = fakeSummarizer((_r, n) =>
-      n === 0 ? '```json\n{"recall":"CSV export","artifacts":"src/csv.ts","continuation":"fix quoting","decisions":"streaming"}\n```' : '{"recall": 5, "artifacts": 4, "continuation": 9, "decisions": "x"}',
+      n === 0 ? '```json\n{"recall":"CSV export","artifacts":"src/csv.ts","continuation":"fix quoting","decisions":"streaming"}\n```' : SCORES,
     );
-    const scores = await judgeSummary(judge, "THE SUMMARY", "THE CONVERSATION");
-    assert.deepEqual(scores, { recall: 5, artifacts: 4, continuation: 5, decisions: 0 });
+    const result = await judgeSummary(judge, "THE SUMMARY", "THE CONVERSATION");
+    assert.deepEqual(result.scores, { accuracy: 5, context: 4, artifacts: 5, completeness: 0, continuity: 3, instructions: 2 });
+    assert.equal(result.samples.length, 1);
+    assert.equal(result.samples[0].answers.artifacts, "src/csv.ts", "the answers are kept");
     assert.ok(judge.requests[0].prompt.includes("THE SUMMARY") && !judge.requests[0].prompt.includes("THE CONVERSATION"));
-    assert.ok(judge.requests[1].prompt.includes("THE CONVERSATION") && judge.requests[1].prompt.includes("Answer: src/csv.ts"));
-    assert.deepEqual(readScores("no json here"), { recall: 0, artifacts: 0, continuation: 0, decisions: 0 });
+    const grading = judge.requests[1].prompt;
+    assert.ok(grading.includes("THE CONVERSATION") && grading.includes("Answer: src/csv.ts"));
+    for (const dimension of DIMENSIONS) assert.ok(grading.includes(`"${dimension}": ${RUBRIC[dimension]}`), `the rubric's ${dimension}`);
+    assert.deepEqual(readScores("no json here"), { accuracy: 0, context: 0, artifacts: 0, completeness: 0, continuity: 0, instructions: 0 });
+  });
+
+  it("derive probes from the expected facts, show the grader the key, and sample N times with the spread", async () => {
+    let grade = 0;
+    const judge = fakeSummarizer((r) => {
+      if (!r.prompt.includes("<answers>")) return '{"facts.constraint": "use 8443"}';
+      grade++;
+      return grade === 1 ? SCORES : '{"accuracy": 3, "context": 4, "artifacts": 1, "completeness": 2, "continuity": 3, "instructions": 4}';
+    });
+    const result = await judgeSummary(judge, "S", "C", {
+      facts: [{ kind: "constraint", text: "use 8443" }],
+      negatives: [{ text: "port 8080" }],
+      samples: 2,
+      temperature: 0.7,
+    });
+    assert.equal(judge.requests.length, 4, "two calls per sample");
+    assert.match(judge.requests[0].prompt, /"facts\.constraint": Which rules set by the user hold now/);
+    assert.match(judge.requests[1].prompt, /<expected>\n- constraint: use 8443\n<\/expected>/);
+    assert.match(judge.requests[1].prompt, /<no-longer-true>\n- port 8080\n<\/no-longer-true>/);
+    assert.ok(judge.requests.every((r) => r.temperature === 0.7));
+    assert.equal(result.scores.accuracy, 4);
+    assert.deepEqual(result.spread.accuracy, [3, 5]);
+    assert.deepEqual(result.spread.context, [4, 4]);
+    assert.equal(result.samples[1].answers["facts.constraint"], "use 8443");
   });
 });
 
@@ -205,15 +235,13 @@ describe("evaluateSummaries on the bundled example", () => {
   });
 
   it("with a judge, scores every round with its probes", async () => {
-    const judge = fakeSummarizer((r) => (r.prompt.includes("<answers>") ? '{"recall":4,"artifacts":3,"continuation":5,"decisions":2}' : '{"recall":"r"}'));
+    const graded = { accuracy: 4, context: 3, artifacts: 5, completeness: 2, continuity: 4, instructions: 5 };
+    const judge = fakeSummarizer((r) => (r.prompt.includes("<answers>") ? JSON.stringify(graded) : '{"recall":"r"}'));
     const report = await evaluateSummaries([EXAMPLE_SESSION], [{ label: "extractive", summarizer: extractiveSummarizer() }], { rounds: 2, judge });
     const rounds = report.sessions[0].results[0].rounds;
     assert.deepEqual(
-      rounds.map((r) => r.judge),
-      [
-        { recall: 4, artifacts: 3, continuation: 5, decisions: 2 },
-        { recall: 4, artifacts: 3, continuation: 5, decisions: 2 },
-      ],
+      rounds.map((r) => r.judge?.scores),
+      [graded, graded],
     );
     assert.equal(judge.requests.length, 4, "two calls per round");
     assert.ok(judge.requests[0].prompt.includes("<summary>\n_(extractive summary"), "the first call sees the summary");

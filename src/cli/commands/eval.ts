@@ -1,5 +1,5 @@
 /**
- * `bonsai eval SESSION… [--summarizer SPEC]… [--rounds N] [--at ID] [--judge provider/id] [--json]`:
+ * `bonsai eval SESSION… [--summarizer SPEC]… [--rounds N] [--at ID] [--judge SPEC [--judge-samples N]] [--json]`:
  * compacts each session's branch in chained rounds with every summarizer on the same spans and
  * scores the summaries (fact retention, judge probes, compression, growth, time, cost). Nothing
  * is written. The work is evaluateSummaries' (ops/eval.ts); this parses the flags and prints.
@@ -11,7 +11,8 @@ import { evaluateSummaries, type EvalSummarizer } from "../../ops/eval.js";
 import { parseSummarizerSpec, selectSummarizer } from "../../summarizer/select.js";
 import { SummarizerConfigError } from "../../summarizer/types.js";
 import { formatEvalTable, progressBar } from "../eval-table.js";
-import { nonNegativeInteger, positiveInteger } from "../numeric-options.js";
+import { gitCommit, packageVersion } from "../build-info.js";
+import { nonNegativeInteger, positiveCount, positiveInteger, temperature } from "../numeric-options.js";
 import { CliError, colors, print, printJson, runAction, runInterruptible, warn } from "../output.js";
 
 interface CommandOptions {
@@ -20,6 +21,8 @@ interface CommandOptions {
   rounds: number;
   at?: string;
   judge?: string;
+  judgeSamples?: number;
+  judgeTemperature?: number;
   keepRecent?: number;
   verbatim?: boolean;
   coverage?: boolean;
@@ -67,6 +70,8 @@ export function register(program: Command): void {
     .option("--rounds <n>", "chained compactions per session, with new work between them", positiveInteger, 3)
     .option("--at <id>", "the first compaction with the leaf at this entry (default: where an agent would compact)")
     .option("--judge <spec>", "a model that answers probe questions from each summary and grades them 0-5: provider/id, or base-url:URL[#model-id] for any OpenAI-compatible server")
+    .option("--judge-samples <n>", "how many times the judge answers and grades each summary; the report gives the mean and the spread", positiveCount)
+    .option("--judge-temperature <t>", "the judge's sampling temperature (0 to 2; default: the provider's)", temperature)
     .option("--facts <file>", "score these facts instead of the ones extracted from the span, and count what must not be stated as current (docs/summarizers.md)")
     .option("--keep-recent <tokens>", "estimated tokens kept verbatim (default: 10% of the branch)", nonNegativeInteger)
     .option("--no-verbatim", "leave out the verbatim user-requests section")
@@ -93,6 +98,7 @@ export function register(program: Command): void {
           const bar = progressBar();
           try {
             const known = options.facts ? readFacts(options.facts) : undefined;
+            const commit = gitCommit();
             const targets = known ? sessions.map((target) => ({ target, facts: known.facts, mustNotState: known.mustNotState })) : sessions;
             const report = await evaluateSummaries(targets, summarizers, {
               rounds: options.rounds,
@@ -100,6 +106,9 @@ export function register(program: Command): void {
               ...(options.keepRecent !== undefined ? { keepRecentTokens: options.keepRecent } : {}),
               guard: { verbatimRequests: options.verbatim !== false, coverageCheck: options.coverage !== false },
               ...(judge ? { judge } : {}),
+              ...(options.judgeSamples !== undefined ? { judgeSamples: options.judgeSamples } : {}),
+              ...(options.judgeTemperature !== undefined ? { judgeTemperature: options.judgeTemperature } : {}),
+              build: { version: packageVersion(), ...(commit ? { commit } : {}) },
               signal,
               onWarning: warn,
               onProgress: ({ done, total, session, summarizer }) => bar.update(done, total, `${summarizer} on ${session}`),
