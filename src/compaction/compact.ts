@@ -29,7 +29,16 @@ import { summaryTokenBudgets } from "./settings.js";
 import { estimateMessagesTokens } from "./tokens.js";
 import { errorText } from "../util/error-text.js";
 import type { CoverageReport } from "../summarizer/coverage.js";
-import { type GuardSections, type GuardSettings, guardSummary, renderPinned, splitGuardSections, withoutPinned } from "../summarizer/summary-guard.js";
+import { GUARD_WORDS } from "../summarizer/guard-language.js";
+import {
+  type GuardResult,
+  type GuardSections,
+  type GuardSettings,
+  guardSummary,
+  renderPinned,
+  splitGuardSections,
+  withoutPinned,
+} from "../summarizer/summary-guard.js";
 import { withLaterCorrections } from "../summarizer/later-corrections.js";
 
 export interface CompactionDetails extends FileLists {
@@ -228,7 +237,7 @@ async function run(
   }
 
   const { readFiles, modifiedFiles } = computeFileLists(preparation.fileOps);
-  const guarded = guardOn
+  const guarded: Pick<GuardResult, "text"> & Partial<GuardResult> = guardOn
     ? guardSummary(
         {
           summary,
@@ -249,7 +258,9 @@ async function run(
   const details: CompactionDetails = { readFiles, modifiedFiles };
   if (guarded.coverage) details.coverage = guarded.coverage;
   const result: CompactionResult = {
-    summary: [guarded.text, renderPinned(preparation.pinned ?? [], estimateTextTokens), options.footer].filter(Boolean).join("\n\n") + formatFileOperations(readFiles, modifiedFiles),
+    summary:
+      [guarded.text, renderPinned(preparation.pinned ?? [], estimateTextTokens, guarded.language && GUARD_WORDS[guarded.language]), options.footer].filter(Boolean).join("\n\n") +
+      formatFileOperations(readFiles, modifiedFiles),
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
     details,

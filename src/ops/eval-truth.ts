@@ -8,7 +8,7 @@
 import { stripFileOperations } from "../compaction/file-ops.js";
 import { normalizeForMatch } from "../summarizer/coverage.js";
 import { splitGuardSections } from "../summarizer/summary-guard.js";
-import { USER_REQUESTS_HEADING } from "../summarizer/user-requests.js";
+import { anyHeading } from "../summarizer/guard-language.js";
 import { FACT_KINDS, type FactKind } from "./eval-facts.js";
 
 /** Something that must not be stated as current once the conversation is past `after` (always, without it). */
@@ -41,8 +41,8 @@ const AS_HISTORY = new RegExp(
  * record of what was asked, and is not read.
  */
 export function wronglyStated(summary: string, negatives: readonly NegativeFact[]): NegativeFact[] {
-  const at = summary.indexOf(`${USER_REQUESTS_HEADING}\n`);
-  const body = at < 0 ? summary : summary.slice(0, at);
+  const at = Math.min(...anyHeading("requests").map((heading) => summary.indexOf(`${heading}\n`)).map((i) => (i < 0 ? Number.POSITIVE_INFINITY : i)));
+  const body = Number.isFinite(at) ? summary.slice(0, at) : summary;
   const lines = body.split("\n").map((line) => ({ line, normalized: normalizeForMatch(line) }));
   return negatives.filter((fact) => {
     const needle = normalizeForMatch(fact.text);

@@ -9,9 +9,10 @@
 import type { TranscriptPart } from "./extractive-parse.js";
 import { currentConstraints, currentDecisions, errorText, extractFacts, lastQuestion, retiredBySpan } from "./extractive-facts.js";
 import { answeredFirst, passedOverQuestions } from "./folding.js";
+import { GUARD_WORDS, type GuardWords, labelKind } from "./guard-language.js";
 import type { EstimateTokens } from "./user-requests.js";
 
-export const COVERAGE_HEADING = "## Also in the conversation (coverage check)";
+export const COVERAGE_HEADING = GUARD_WORDS.en.coverage;
 export const DEFAULT_COVERAGE_TOKENS = 1000;
 /** Longest item appended, in characters (a long request is cut, its start is what identifies it). */
 const MAX_ITEM_CHARS = 600;
@@ -35,17 +36,6 @@ export interface CoverageReport {
   /** missing facts left out because the appendix budget was spent */
   omitted: number;
 }
-
-const LABEL: Record<CoverageKind, string> = {
-  request: "Latest request",
-  question: "Open question",
-  unanswered: "Question not answered yet",
-  error: "Unresolved error",
-  constraint: "Constraint",
-  decision: "Decision",
-  file: "Modified",
-};
-const KIND_OF_LABEL = new Map(Object.entries(LABEL).map(([kind, label]) => [label, kind as CoverageKind]));
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 const clip = (text: string) => (text.length > MAX_ITEM_CHARS ? `${text.slice(0, MAX_ITEM_CHARS - 1)}…` : text);
@@ -120,16 +110,17 @@ export interface CoverageResult {
 
 /**
  * Checks `summary` for every fact and renders what is missing, within `budget` tokens (the most
- * important facts first; what does not fit is counted in `omitted`).
+ * important facts first; what does not fit is counted in `omitted`), headed and labelled in the
+ * conversation's language (`words`).
  */
-export function checkCoverage(summary: string, facts: readonly CoverageItem[], budget: number, estimate: EstimateTokens): CoverageResult {
+export function checkCoverage(summary: string, facts: readonly CoverageItem[], budget: number, estimate: EstimateTokens, words: GuardWords = GUARD_WORDS.en): CoverageResult {
   const haystack = normalizeForMatch(summary);
   const missing = facts.filter((fact) => !haystack.includes(normalizeForMatch(fact.probe ?? fact.text)));
   const lines: string[] = [];
   const added: CoverageReport["added"] = [];
-  let used = estimate(COVERAGE_HEADING);
+  let used = estimate(words.coverage);
   for (const fact of missing) {
-    const line = `- ${LABEL[fact.kind]}: ${fact.text}`;
+    const line = `- ${words.labels[fact.kind]}: ${fact.text}`;
     const cost = estimate(line) + 1;
     if (used + cost > budget) continue;
     lines.push(line);
@@ -137,7 +128,7 @@ export function checkCoverage(summary: string, facts: readonly CoverageItem[], b
     used += cost;
   }
   const report: CoverageReport = { checked: facts.length, added, omitted: missing.length - added.length };
-  return { text: lines.length > 0 ? `${COVERAGE_HEADING}\n\n${lines.join("\n")}` : "", report };
+  return { text: lines.length > 0 ? `${words.coverage}\n\n${lines.join("\n")}` : "", report };
 }
 
 /** The kinds an earlier appendix hands to the next update (a request or an error of an older span is superseded by newer work). */
@@ -151,7 +142,7 @@ export function parseCoverage(section: string): CoverageItem[] {
   const items: CoverageItem[] = [];
   for (const line of section.split("\n")) {
     const match = /^- ([^:]+): (.+)$/.exec(line.trim());
-    const kind = match ? KIND_OF_LABEL.get(match[1]) : undefined;
+    const kind = match ? labelKind(match[1]) : undefined;
     if (match && kind && CARRIED.has(kind)) items.push({ kind, text: match[2] });
   }
   return items;

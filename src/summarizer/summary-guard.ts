@@ -6,6 +6,7 @@
  * never grow past their budgets. Pure functions; the token estimate is passed in.
  */
 import { parseTranscript } from "./extractive-parse.js";
+import { anyHeading, conversationLanguage, GUARD_WORDS, type GuardLanguage, type GuardWords } from "./guard-language.js";
 import { COVERAGE_HEADING, type CoverageItem, type CoverageReport, checkCoverage, DEFAULT_COVERAGE_TOKENS, parseCoverage, requiredFacts } from "./coverage.js";
 import {
   DEFAULT_USER_REQUESTS_TOKENS,
@@ -40,7 +41,7 @@ export interface GuardSections {
   carried: CoverageItem[];
 }
 
-export const PINNED_HEADING = "## Pinned (verbatim)";
+export const PINNED_HEADING = GUARD_WORDS.en.pinned;
 /** A pinned text longer than this many tokens is cut, marked: a pin keeps a message, not a log. */
 export const MAX_PINNED_TOKENS = 2000;
 
@@ -49,19 +50,22 @@ export const MAX_PINNED_TOKENS = 2000;
  * text quoted word for word under its entry id, oldest first. Recomputed from the path each time,
  * so it is never merged, duplicated or dropped by an update. "" when nothing is pinned.
  */
-export function renderPinned(pinned: readonly { entryId: string; text: string }[], estimate: EstimateTokens): string {
+export function renderPinned(pinned: readonly { entryId: string; text: string }[], estimate: EstimateTokens, words: GuardWords = GUARD_WORDS.en): string {
   if (pinned.length === 0) return "";
   const blocks = pinned.map(({ entryId, text }) => {
     const body = estimate(text.trim()) > MAX_PINNED_TOKENS ? clipTo(text.trim(), MAX_PINNED_TOKENS, estimate) : text.trim();
     return `_(entry ${entryId})_\n${quote(body)}`;
   });
-  return `${PINNED_HEADING}\n\n${blocks.join("\n\n")}`;
+  return `${words.pinned}\n\n${blocks.join("\n\n")}`;
 }
 
 /** A stored summary without its pinned section (the next compaction writes it again). */
 export function withoutPinned(summary: string): string {
-  const range = sectionRange(summary, PINNED_HEADING);
-  return range ? withoutRange(summary, range) : summary;
+  for (const heading of anyHeading("pinned")) {
+    const range = sectionRange(summary, heading);
+    if (range) return withoutRange(summary, range);
+  }
+  return summary;
 }
 
 /** `text` with the section at `range` taken out, the text around it joined by one blank line. */
@@ -82,16 +86,20 @@ export function splitGuardSections(summary: string): GuardSections {
   let body = summary;
   let requests: string[] = [];
   let carried: CoverageItem[] = [];
-  const take = (heading: string): string | undefined => {
-    const range = sectionRange(body, heading);
-    if (!range) return undefined;
-    const section = body.slice(range.start + heading.length, range.end);
-    body = withoutRange(body, range);
-    return section;
+  // in whichever language the summary was written
+  const take = (headings: readonly string[]): string | undefined => {
+    for (const heading of headings) {
+      const range = sectionRange(body, heading);
+      if (!range) continue;
+      const section = body.slice(range.start + heading.length, range.end);
+      body = withoutRange(body, range);
+      return section;
+    }
+    return undefined;
   };
-  const requestSection = take(USER_REQUESTS_HEADING);
+  const requestSection = take(anyHeading("requests"));
   if (requestSection !== undefined) requests = parseUserRequests(requestSection);
-  const coverageSection = take(COVERAGE_HEADING);
+  const coverageSection = take(anyHeading("coverage"));
   if (coverageSection !== undefined) carried = parseCoverage(coverageSection);
   return { body, requests, carried };
 }
@@ -128,6 +136,8 @@ export const COVERAGE_BUDGET_SHARE = 0.08;
 
 export interface GuardResult {
   text: string;
+  /** the language the sections were written in (the user's) */
+  language: GuardLanguage;
   /** undefined when the check was turned off */
   coverage?: CoverageReport;
 }
@@ -136,6 +146,9 @@ export interface GuardResult {
 export function guardSummary(input: GuardInput, settings: GuardSettings, estimate: EstimateTokens): GuardResult {
   const parts = parseTranscript(input.conversation);
   const previousRequests = input.previous?.requests ?? [];
+  const spanRequests = userRequests(parts);
+  const language = conversationLanguage([...spanRequests, ...previousRequests]);
+  const words = GUARD_WORDS[language];
   const cap = (budget: number, share: number, budgetShare: number) =>
     Math.min(
       budget,
@@ -144,8 +157,9 @@ export function guardSummary(input: GuardInput, settings: GuardSettings, estimat
     );
   let requestSection = "";
   if (settings.verbatimRequests !== false) {
-    const { requests, similar } = foldSimilar(mergeUserRequests(userRequests(parts), previousRequests));
-    requestSection = renderUserRequests(requests, cap(settings.requestTokens ?? DEFAULT_USER_REQUESTS_TOKENS, REQUESTS_SHARE, REQUESTS_BUDGET_SHARE), estimate, similar).text;
+    const { requests, similar } = foldSimilar(mergeUserRequests(spanRequests, previousRequests));
+    const budget = cap(settings.requestTokens ?? DEFAULT_USER_REQUESTS_TOKENS, REQUESTS_SHARE, REQUESTS_BUDGET_SHARE);
+    requestSection = renderUserRequests(requests, budget, estimate, similar, words.requests).text;
   }
   const sections = [input.summary.trim()];
   let coverage: CoverageReport | undefined;
@@ -158,12 +172,12 @@ export function guardSummary(input: GuardInput, settings: GuardSettings, estimat
     });
     // File paths count as present when the file tags will list them, pinned texts when the pinned section will quote them.
     const present = [input.summary, requestSection, ...input.modifiedFiles, ...(input.pinned ?? [])].join("\n");
-    const checked = checkCoverage(present, facts, cap(settings.coverageTokens ?? DEFAULT_COVERAGE_TOKENS, COVERAGE_SHARE, COVERAGE_BUDGET_SHARE), estimate);
+    const checked = checkCoverage(present, facts, cap(settings.coverageTokens ?? DEFAULT_COVERAGE_TOKENS, COVERAGE_SHARE, COVERAGE_BUDGET_SHARE), estimate, words);
     coverage = checked.report;
     if (checked.text) sections.push(checked.text);
   }
   if (requestSection) sections.push(requestSection);
-  const result: GuardResult = { text: sections.join("\n\n") };
+  const result: GuardResult = { text: sections.join("\n\n"), language };
   if (coverage) result.coverage = coverage;
   return result;
 }

@@ -7,8 +7,9 @@
  */
 import type { TranscriptPart } from "./extractive-parse.js";
 import { isSubstantiveRequest } from "./extractive-facts.js";
+import { GUARD_WORDS } from "./guard-language.js";
 
-export const USER_REQUESTS_HEADING = "## User requests (verbatim, newest first)";
+export const USER_REQUESTS_HEADING = GUARD_WORDS.en.requests;
 export const DEFAULT_USER_REQUESTS_TOKENS = 2000;
 const CLIPPED = "[… clipped]";
 /** Below this many tokens left, an older request is counted in the marker instead of clipped. */
@@ -128,14 +129,15 @@ export function renderUserRequests(
   budget: number,
   estimate: EstimateTokens,
   similar: ReadonlyMap<string, Folded> = new Map(),
+  heading = USER_REQUESTS_HEADING,
 ): RenderedRequests {
   if (requests.length === 0) return { text: "", quoted: 0, clipped: 0 };
   const marker = (omitted: number) => `_(${omitted} older request${omitted === 1 ? "" : "s"} left out to stay within ${budget} tokens)_`;
-  const whole = requests.reduce((n, r) => n + estimate(quote(r)) + 1, estimate(USER_REQUESTS_HEADING));
+  const whole = requests.reduce((n, r) => n + estimate(quote(r)) + 1, estimate(heading));
   // When not everything fits, room is kept for the marker line that says so.
   const limit = whole <= budget ? budget : budget - estimate(marker(requests.length)) - 1;
   const blocks: string[] = [];
-  let used = estimate(USER_REQUESTS_HEADING);
+  let used = estimate(heading);
   let quoted = 0;
   let index = 0;
   for (; index < requests.length; index++) {
@@ -159,7 +161,7 @@ export function renderUserRequests(
   const clipped = requests.length - quoted;
   const omitted = requests.length - index;
   if (omitted > 0) blocks.push(marker(omitted));
-  return { text: `${USER_REQUESTS_HEADING}\n\n${blocks.join("\n\n")}`, quoted, clipped };
+  return { text: `${heading}\n\n${blocks.join("\n\n")}`, quoted, clipped };
 }
 
 /** The requests quoted in a rendered section (clipped ones with their marker), newest first. */
