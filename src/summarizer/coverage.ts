@@ -9,7 +9,7 @@
 import type { TranscriptPart } from "./extractive-parse.js";
 import { currentConstraints, currentDecisions, errorText, extractFacts, lastQuestion, retiredBySpan } from "./extractive-facts.js";
 import { answeredFirst, passedOverQuestions } from "./folding.js";
-import { GUARD_WORDS, type GuardWords, labelKind } from "./guard-language.js";
+import { type CoverageKind, GUARD_WORDS, type GuardWords, labelKind } from "./guard-language.js";
 import type { EstimateTokens } from "./user-requests.js";
 
 export const COVERAGE_HEADING = GUARD_WORDS.en.coverage;
@@ -17,7 +17,7 @@ export const DEFAULT_COVERAGE_TOKENS = 1000;
 /** Longest item appended, in characters (a long request is cut, its start is what identifies it). */
 const MAX_ITEM_CHARS = 600;
 
-export type CoverageKind = "request" | "question" | "unanswered" | "error" | "constraint" | "decision" | "file";
+export type { CoverageKind };
 
 export interface CoverageItem {
   kind: CoverageKind;

@@ -5,7 +5,8 @@
  * own words by their most frequent function words; English when unsure. Reading a stored summary
  * back accepts every language's words, so a summary written in one reads in any other. Pure.
  */
-import type { CoverageKind } from "./coverage.js";
+/** The kinds of fact the coverage check looks for (coverage.ts), each with a label here. */
+export type CoverageKind = "request" | "question" | "unanswered" | "error" | "constraint" | "decision" | "file";
 
 export type GuardLanguage = "en" | "it" | "de" | "fr" | "es";
 
