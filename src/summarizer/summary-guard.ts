@@ -7,7 +7,7 @@
  */
 import { parseTranscript } from "./extractive-parse.js";
 import { anyHeading, conversationLanguage, GUARD_WORDS, type GuardLanguage, type GuardWords } from "./guard-language.js";
-import { COVERAGE_HEADING, type CoverageItem, type CoverageReport, checkCoverage, DEFAULT_COVERAGE_TOKENS, parseCoverage, requiredFacts } from "./coverage.js";
+import { type CoverageItem, type CoverageReport, checkCoverage, DEFAULT_COVERAGE_TOKENS, parseCoverage, requiredFacts } from "./coverage.js";
 import {
   DEFAULT_USER_REQUESTS_TOKENS,
   type EstimateTokens,
@@ -17,7 +17,6 @@ import {
   parseUserRequests,
   quote,
   renderUserRequests,
-  USER_REQUESTS_HEADING,
   userRequests,
 } from "./user-requests.js";
 

@@ -11,26 +11,13 @@ import type { AgentMessage } from "../../src/format/message-types.js";
 import { convertToLlm } from "../../src/messages/convert.js";
 import { serializeConversation } from "../../src/messages/serialize.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
-import { a, messageOf, tr, u } from "../helpers/paths.js";
+import { sectionLines, user, say, result } from "../helpers/summary-text.js";
 
 const summarize = (...messages: AgentMessage[]) =>
   extractiveSummary(`<conversation>\n${serializeConversation(convertToLlm(messages))}\n</conversation>\n\nSummarize.`, "history");
 
-function section(summary: string, heading: string): string[] {
-  const lines = summary.split("\n");
-  const start = lines.indexOf(heading);
-  assert.ok(start >= 0, `missing ${heading}`);
-  const out: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (/^#{2,3} /.test(line)) break;
-    if (line.trim() && line.trim() !== "(none)") out.push(line);
-  }
-  return out;
-}
+const section = (summary: string, heading: string) => sectionLines(summary, heading);
 
-const user = (text: string) => messageOf(u(text));
-const say = (text: string, calls?: { name: string; args?: Record<string, unknown> }[]) => messageOf(a(text, calls ? { calls } : {}));
-const result = (text: string, tool = "bash") => messageOf(tr(text, tool));
 
 const INJECTED =
   "You are Atlas, an autonomous software engineer working for the platform team.\nTier: heavy\nTools: read, edit, bash\nYou must never push to main.\nAlways reply in English.";

@@ -12,6 +12,7 @@ import { SummarizationAbortedError } from "../../src/summarizer/types.js";
 import { BRANCH_SUMMARY_PROMPT } from "../../src/prompts/branch.js";
 import { INITIAL_SUMMARY_PROMPT, TURN_PREFIX_PROMPT } from "../../src/prompts/compaction.js";
 import { REAL_SESSION } from "../helpers/fixtures.js";
+import { sectionLines } from "../helpers/summary-text.js";
 
 const HISTORY_HEADINGS = [
   "## Goal",
@@ -34,17 +35,7 @@ function realConversation(): { llm: LlmMessage[]; text: string } {
 }
 
 const headings = (summary: string) => summary.split("\n").filter((line) => /^#{2,3} /.test(line));
-function section(summary: string, heading: string): string[] {
-  const lines = summary.split("\n");
-  const start = lines.indexOf(heading);
-  assert.ok(start >= 0, `missing ${heading}`);
-  const out: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (/^#{2,3} /.test(line)) break;
-    if (line.trim()) out.push(line);
-  }
-  return out;
-}
+const section = (summary: string, heading: string) => sectionLines(summary, heading, false);
 
 describe("extractive summary of the real session fixture", () => {
   const { llm, text } = realConversation();

@@ -13,7 +13,7 @@ import { convertToLlm } from "../../src/messages/convert.js";
 import { serializeConversation } from "../../src/messages/serialize.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
 import { actedOn, isCorrection, namedPaths } from "../../src/summarizer/folding.js";
-import { a, messageOf, tr, u } from "../helpers/paths.js";
+import { sectionLines, user, say, result } from "../helpers/summary-text.js";
 
 const conversation = (messages: AgentMessage[]) => serializeConversation(convertToLlm(messages));
 const summarize = (messages: AgentMessage[], previous?: string) =>
@@ -22,21 +22,8 @@ const summarize = (messages: AgentMessage[], previous?: string) =>
     "history",
   );
 
-function section(summary: string, heading: string): string[] {
-  const lines = summary.split("\n");
-  const start = lines.indexOf(heading);
-  assert.ok(start >= 0, `missing ${heading}`);
-  const out: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (/^#{2,3} /.test(line)) break;
-    if (line.trim() && line.trim() !== "(none)") out.push(line);
-  }
-  return out;
-}
+const section = (summary: string, heading: string) => sectionLines(summary, heading);
 
-const user = (text: string) => messageOf(u(text));
-const say = (text: string, calls?: { name: string; args?: Record<string, unknown> }[]) => messageOf(a(text, calls ? { calls } : {}));
-const result = (text: string, tool = "bash") => messageOf(tr(text, tool));
 const edit = (path: string) => [say("", [{ name: "edit", args: { path, oldText: "a", newText: "b" } }]), result(`Edited ${path}`, "edit")];
 
 describe("what a request names and whether it was acted on", () => {
