@@ -53,7 +53,7 @@ export function probesFor(facts: readonly EvalFact[] = []): Record<string, strin
 /** The conversation is cut to this many characters in the grading prompt (head and tail kept). */
 const MAX_CONVERSATION_CHARS = 200_000;
 
-const JUDGE_SYSTEM = "You evaluate summaries of coding-agent sessions. Answer exactly in the JSON shape asked for, with no other text.";
+export const JUDGE_SYSTEM = "You evaluate summaries of coding-agent sessions. Answer exactly in the JSON shape asked for, with no other text.";
 
 const keys = (ids: readonly string[]) => ids.map((id) => `"${id}"`).join(", ");
 

@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
 import type { SessionEntry } from "../format/entry-types.js";
 import * as branchPrompts from "../prompts/branch.js";
 import * as compactionPrompts from "../prompts/compaction.js";
-import { DIMENSIONS, PROBES, RUBRIC } from "./eval-judge.js";
+import { answerPrompt, gradePrompt, JUDGE_SYSTEM, probesFor } from "./eval-judge.js";
+import { FACT_KINDS } from "./eval-facts.js";
 
 export interface EvalPins {
   /** the bonsai build: its version, and its git commit when the caller knows it */
@@ -32,11 +33,14 @@ const sha256 = (parts: readonly string[]) => {
 
 /** The hash of every prompt text a summarizer or the judge is given, in a stable order. */
 export function promptHash(): string {
+  // a prompt built by a function is pinned by the function's source
   const texts = Object.entries({ ...compactionPrompts, ...branchPrompts } as Record<string, unknown>)
-    .filter(([, text]) => typeof text === "string")
+    .filter(([, text]) => typeof text === "string" || typeof text === "function")
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, text]) => `${name}=${text as string}`);
-  const judge = [...DIMENSIONS.map((d) => `${d}=${RUBRIC[d]}`), ...Object.entries(PROBES).map(([id, q]) => `${id}=${q}`)];
+    .map(([name, text]) => `${name}=${String(text)}`);
+  // the judge's two prompts as it is given them, with every probe and the key's wording in them
+  const probes = probesFor(FACT_KINDS.map((kind) => ({ kind, text: "" })));
+  const judge = [JUDGE_SYSTEM, answerPrompt("{summary}", probes), gradePrompt("{conversation}", {}, probes, { facts: [{ kind: "request", text: "{fact}" }], negatives: [{ text: "{retired}" }] })];
   return sha256([...texts, ...judge]);
 }
 

@@ -27,10 +27,11 @@ export function rawSummary(summary: string): string {
 const AS_HISTORY = new RegExp(
   `(?<![\\p{L}])(?:${[
     "not|no longer|instead of|rather than|replaced|superseded|previously|formerly|earlier|was|were|fixed|resolved|dropped|abandoned|reverted",
-    "non|non più|invece di|piuttosto che|sostituit\\p{L}*|prima|corrett\\p{L}*|risolt\\p{L}*|era|erano",
-    "nicht|nicht mehr|statt|anstatt|ersetzt|vorher|früher|behoben|gelöst|war|waren",
-    "pas|plus|au lieu de|plutôt que|remplacé\\p{L}*|corrigé\\p{L}*|était",
-    "ya no|en lugar de|en vez de|reemplazad\\p{L}*|corregid\\p{L}*|era|eran",
+    // words that are also English ("non-null", "plus", "era", "war") are left out
+    "non(?= )|non più|invece di|piuttosto che|sostituit\\p{L}*|corrett\\p{L}*|risolt\\p{L}*|erano",
+    "nicht|nicht mehr|statt|anstatt|ersetzt|vorher|früher|behoben|gelöst|waren",
+    "ne \\p{L}+ pas|ne plus|au lieu de|plutôt que|remplacé\\p{L}*|corrigé\\p{L}*|était",
+    "ya no|en lugar de|en vez de|reemplazad\\p{L}*|corregid\\p{L}*|eran",
   ].join("|")})(?![\\p{L}])`,
   "iu",
 );

@@ -14,6 +14,8 @@ import type { EstimateTokens } from "./user-requests.js";
 
 export const COVERAGE_HEADING = GUARD_WORDS.en.coverage;
 export const DEFAULT_COVERAGE_TOKENS = 1000;
+/** Questions passed over that the check carries from one update to the next, newest. */
+const MAX_CARRIED_QUESTIONS = 5;
 /** Longest item appended, in characters (a long request is cut, its start is what identifies it). */
 const MAX_ITEM_CHARS = 600;
 
@@ -86,10 +88,16 @@ export function requiredFacts(input: CoverageInput): CoverageItem[] {
   for (const path of input.modifiedFiles) items.push({ kind: "file", text: `\`${path}\``, probe: path });
   // items an earlier check carried forward, less those this span retired; the question an earlier
   // span ended on is settled by an answer, and still open when the span's first message passed it over
-  for (const item of input.carried ?? []) {
+  const carried = input.carried ?? [];
+  // questions passed over stay open, the newest few: nothing tells when one was answered later
+  const unanswered = carried.filter((item) => item.kind === "unanswered").slice(-MAX_CARRIED_QUESTIONS);
+  for (const item of carried) {
     if (item.kind === "question") {
-      if (facts.userTurns.length > 0 && !answeredFirst(facts)) items.push({ kind: "unanswered", text: item.text });
-    } else if (item.kind === "unanswered" || !retiredBySpan(item.text, facts, item.kind === "decision" ? "anyone" : "user")) {
+      if (facts.userTurns.length === 0) items.push(item);
+      else if (!answeredFirst(facts)) items.push({ kind: "unanswered", text: item.text });
+    } else if (item.kind === "unanswered") {
+      if (unanswered.includes(item)) items.push(item);
+    } else if (!retiredBySpan(item.text, facts, item.kind === "decision" ? "anyone" : "user")) {
       items.push(item);
     }
   }

@@ -98,8 +98,9 @@ const INTENT =
   /^(?:(?:now|next|first|then|so|ok(?:ay)?)[,\s]+)?(?:I'll|I will|I'm going to|I am going to|I need to|I want to|let me|let's|we'll|we will|we need to|going to|ora |adesso |vado a|voy a|vamos a|je vais|nous allons|ich werde|wir werden|lass mich)/i;
 export const isIntent = (sentence: string): boolean => INTENT.test(sentence.trim());
 const FILLER = /^(?:ok(?:ay)?|yes|yeah|yep|sure|continue|go on|go ahead|thanks?|thank you|do it|proceed|sì|si|oui|ja|vai|continua)\b/i;
-/** A user message that answers the question before it: a yes or a no (then a pause), or a go-ahead. */
-const ANSWER = /^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|no|nope|sì|si|no|oui|non|ja|nein|doch|sí|vale)\s*(?:[,.!:;—–-]|$)|go ahead|do it|sounds good|procedi|vai pure|mach das|gerne)/i;
+/** A user message that starts with a yes, a no or a go-ahead ("yes please", "No, keep it"): it answers the question before it. */
+const ANSWER =
+  /^(?:ok(?:ay)?|yes|yeah|yep|yup|sure|please|no|nope|nah|correct|right|exactly|continue|proceed|go ahead|do it|sounds good|thanks?|sì|si|no|certo|procedi|vai|oui|non|ja|nein|doch|genau|gerne|sí|vale|claro)(?![\p{L}\p{N}])/iu;
 export const isAnswer = (text: string): boolean => ANSWER.test(text.trim());
 
 /** Lines that report a failure in command or tool output (compiler, npm, test runners, shells). */
@@ -190,8 +191,8 @@ export const constraintSentences = (texts: readonly string[]) =>
  */
 const CHOICE = words(["rather than|instead of|in favou?r of", "invece di|piuttosto che|en lugar de|en vez de|au lieu de|plutôt que|statt|anstatt"].join("|"));
 
-/** A sentence that reports work finished ("Done: …", "Fixed: …"): progress, not a choice, whatever words it repeats from the request. */
-const REPORT = /^(?:done|fixed|finished|completed|fatto|erledigt|listo|terminé)\s*[:.,!–-]/i;
+/** A sentence that reports work finished ("Done: …"): progress, not a choice, whatever words it repeats from the request. */
+const REPORT = /^(?:done|finished|completed|fatto|erledigt|listo|terminé)\s*[:.,!–-]/i;
 
 /** Sentences that report a choice; statements of intent are next steps, not decisions, unless they weigh one way against another. */
 export const decisionSentences = (texts: readonly string[]) =>

@@ -6,10 +6,10 @@
  * every task finished. Pure functions.
  */
 import { type ConversationFacts, stillStated } from "./extractive-facts.js";
-import { AWAITED, type Items, NOT_ANSWERED, SECTION } from "./extractive-layout.js";
+import { AWAITED, type Items, MAX_OPEN_QUESTIONS, NOT_ANSWERED, SECTION } from "./extractive-layout.js";
 import { mergeItems, parseSummary } from "./extractive-sections.js";
 import { actedOn, answeredFirst, changedAfter, isCorrection, namedPaths } from "./folding.js";
-import { checkKind } from "./lifecycle.js";
+import { checkKind, checkRunKind } from "./lifecycle.js";
 import { checksOf } from "./user-text.js";
 
 /** Sections refreshed by newer work instead of accumulated (the LLM update prompt does the same). */
@@ -28,14 +28,23 @@ const ALIASES: Record<string, string> = {
   [SECTION.suffixContext]: SECTION.critical,
 };
 
-/** Whether the span ran `command`'s check again (the same program and subcommand, or the same kind of check). */
-function ranAgain(command: string, facts: ConversationFacts, passing: boolean): boolean {
+/** Whether a check of `command`'s kind (or the same program and subcommand) passed in the span: its error is fixed. */
+function passedSince(command: string, facts: ConversationFacts): boolean {
   const kind = checkKind(command);
   const check = checksOf(command)[0];
-  return facts.commands.some((run) => (run.ok || !passing) && ((kind && checkKind(run.command) === kind) || (check && checksOf(run.command).includes(check))));
+  return facts.commands.some((run) => run.ok && ((kind && checkKind(run.command) === kind) || (check && checksOf(run.command).includes(check))));
+}
+
+/** Whether the span ran a check of the kind `command` ran (tests, typecheck, lint, build): the newer run says the present state. */
+function checkedAgain(command: string, facts: ConversationFacts): boolean {
+  const kind = checkRunKind(command);
+  return kind !== undefined && facts.commands.some((run) => checkRunKind(run.command) === kind);
 }
 
 const command = (item: string) => /`([^`]+)`/.exec(item)?.[1];
+
+/** How the Goal marks the latest request (extractive.ts), and how a split turn's request is taken in. */
+const LATEST = /^Latest request: /;
 
 /** A Done item that says a file was changed (as doneItems writes it). */
 const FILE_CHANGE = /^(?:Wrote and edited|Wrote|Edited) `[^`]+`(?: \(\d+ changes\))?$/;
@@ -63,8 +72,10 @@ function olderItem(key: string, item: string, facts: ConversationFacts, changed:
       // once a newer request took its place: a goal whose file was changed is done, a correction
       // is under Constraints, and the latest request is latest no more
       if (!newerRequest) return keep(stillStated(item, facts, "user"));
-      if (isCorrection(item) || actedOn(item, [...changed, ...changedAfter(facts, -1)])) return undefined;
-      return keep(stillStated(item.replace(/^Latest request: /, ""), facts, "user"));
+      // an earlier goal was weighed when its summary was made; only the latest request then may
+      // have been done after it, in work the earlier summaries list (`changed`)
+      if (isCorrection(item) || actedOn(item, [...(LATEST.test(item) ? changed : []), ...changedAfter(facts, -1)])) return undefined;
+      return keep(stillStated(item.replace(LATEST, ""), facts, "user"));
     case SECTION.constraints:
       return keep(stillStated(item, facts, "user"));
     case SECTION.decisions:
@@ -73,12 +84,12 @@ function olderItem(key: string, item: string, facts: ConversationFacts, changed:
       // a split turn's failure is an error like any other; a check run again says the newer state
       if (item.startsWith("Failed: ")) return olderItem(SECTION.blocked, item.slice("Failed: ".length), facts, changed);
       const ran = item.startsWith("Ran ") ? command(item) : undefined;
-      return ran && ranAgain(ran, facts, false) ? undefined : keep(item);
+      return ran && checkedAgain(ran, facts) ? undefined : keep(item);
     }
     case SECTION.blocked: {
       // an error is gone once a check of its kind passed in the span
       const failed = /^`([^`]+)`/.exec(item)?.[1];
-      return failed && ranAgain(failed, facts, true) ? undefined : keep(item);
+      return failed && passedSince(failed, facts) ? undefined : keep(item);
     }
     case SECTION.critical:
       // files are under Done and in the lists the compaction appends; a failure under Blocked
@@ -127,7 +138,9 @@ export function mergeSummaries(older: readonly string[], current: Items, facts?:
       const foldsHere = key === SECTION.done;
       const items = foldsHere ? sectionItems.filter((item) => fileChanges(item) === 0) : sectionItems;
       if (foldsHere) folded += sectionItems.reduce((sum, item) => sum + fileChanges(item), 0);
-      const placed = items.flatMap((item, i) => {
+      // a split turn's request was the latest request when its summary was made
+      const asWritten = title === SECTION.originalRequest ? items.map((item) => `Latest request: ${item}`) : items;
+      const placed = asWritten.flatMap((item, i) => {
         const now = olderItem(key, item, facts, changed, n === 0 && i === 0 && title === SECTION.goal);
         return now ? [now] : [];
       });
@@ -138,5 +151,12 @@ export function mergeSummaries(older: readonly string[], current: Items, facts?:
   }
   if (folded > 0) merged.set(SECTION.done, [earlierChanges(folded), ...(merged.get(SECTION.done) ?? [])]);
   for (const [title, items] of current) absorb(ALIASES[title] ?? title, items, REFRESHED.has(title));
+  // questions passed over stay open, the newest few: nothing tells when one was answered later
+  const critical = merged.get(SECTION.critical) ?? [];
+  const passed = critical.filter((item) => item.startsWith(NOT_ANSWERED));
+  if (passed.length > MAX_OPEN_QUESTIONS) {
+    const dropped = new Set(passed.slice(0, passed.length - MAX_OPEN_QUESTIONS));
+    merged.set(SECTION.critical, critical.filter((item) => !dropped.has(item)));
+  }
   return merged;
 }

@@ -22,7 +22,7 @@ import { AWAITED, BRANCH_SPECS, EXTRACTIVE_LABEL, HISTORY_SPECS, type Items, MAX
 import { mergeSummaries } from "./extractive-merge.js";
 import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";
 import { actedOn, changedAfter, isCorrection, passedOverQuestions } from "./folding.js";
-import { checkKind } from "./lifecycle.js";
+import { checkRunKind } from "./lifecycle.js";
 import { isLogLine, proseOf } from "./user-text.js";
 import { SummarizationAbortedError, type SummarizeRequest, type SummarizeResult, type Summarizer } from "./types.js";
 
@@ -69,7 +69,7 @@ function doneItems(facts: ConversationFacts): string[] {
   });
   // a check (tests, typecheck, lint, build) once, as last run: the newer run says the present state
   const actions = facts.commands.filter((run) => run.ok && !isInspection(run.command));
-  for (const run of uniqueLast(actions, (r) => checkKind(r.command) ?? r.command, MAX_COMMANDS)) items.push(`Ran ${codeSpan(run.command)}`);
+  for (const run of uniqueLast(actions, (r) => checkRunKind(r.command) ?? r.command, MAX_COMMANDS)) items.push(`Ran ${codeSpan(run.command)}`);
   return items;
 }
 

@@ -104,12 +104,14 @@ const FUNCTION_WORDS: Record<GuardLanguage, ReadonlySet<string>> = {
 /** The language most of `texts` are written in, by their function words; English when none stands out. */
 export function conversationLanguage(texts: readonly string[]): GuardLanguage {
   const counts = new Map<GuardLanguage, number>(LANGUAGES.map((language) => [language, 0]));
-  for (const word of texts.join(" ").toLowerCase().match(/\p{L}+/gu) ?? []) {
+  // prose only: code spans, paths and file names are no language ("de.json", `el`)
+  const prose = texts.join(" ").replace(/`[^`\n]*`/g, " ").replace(/\S*[/.]\S*/g, " ").toLowerCase();
+  for (const word of prose.match(/\p{L}+/gu) ?? []) {
     for (const language of LANGUAGES) if (FUNCTION_WORDS[language].has(word)) counts.set(language, (counts.get(language) ?? 0) + 1);
   }
   const [best, score] = [...counts].sort((a, b) => b[1] - a[1])[0];
-  // a handful of hits is not a language: English stays the default
-  return score >= 3 && score > (counts.get("en") ?? 0) ? best : "en";
+  // a handful of hits is not a language, and English must be clearly outnumbered: English stays the default
+  return score >= 4 && score >= 2 * (counts.get("en") ?? 0) ? best : "en";
 }
 
 /** Every language's heading of one section, for reading a stored summary back. */

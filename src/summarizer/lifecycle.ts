@@ -21,6 +21,16 @@ export function checkKind(command: string): CheckKind | undefined {
   return KINDS.find(([, pattern]) => pattern.test(text))?.[0];
 }
 
+/** Programs that run checks: `git commit -m "add tests"` names a kind of check but runs none. */
+const CHECK_RUNNER =
+  /^(?:npm|npx|pnpm|yarn|bun|bunx|node|deno|tsc|vitest|jest|mocha|ava|pytest|python3?|go|cargo|make|eslint|biome|ruff|flake8|pylint|mypy|pyright|rspec|phpunit|ctest|playwright|cypress|gradle|mvn|dotnet|uv|poetry)(?![\w-])/;
+
+/** The kind of check a command runs when its program is one that runs checks (after any leading `cd …`). */
+export function checkRunKind(command: string): CheckKind | undefined {
+  const bare = command.trim().replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "");
+  return CHECK_RUNNER.test(bare) ? checkKind(bare) : undefined;
+}
+
 /** Words that follow "not" or "instead of" without naming what was replaced. */
 const STOPWORDS = new Set(
   [
@@ -60,7 +70,8 @@ const negationPattern = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${NEGATION})\s
 /** A value that cannot be a common word: it holds a digit or punctuation, or came quoted. */
 const distinctive = (value: string, quoted: boolean) => quoted || /[\p{N}._/:@+-]/u.test(value);
 
-const usable = (value: string) => value.length >= 2 && !STOPWORDS.has(value.toLowerCase());
+// an article is written in lower case ("invece di uno switch"); a value in capitals is a value ("instead of IN")
+const usable = (value: string) => value.length >= 2 && !(STOPWORDS.has(value.toLowerCase()) && value !== value.toUpperCase());
 /** A plain word ends before the punctuation that closes its sentence ("tabs." is "tabs"). */
 const trimmed = (value: string) => value.replace(/[._/:@+-]+$/, "");
 

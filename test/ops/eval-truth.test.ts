@@ -61,6 +61,8 @@ describe("the parts of the score", () => {
     assert.equal(wronglyStated("- Passo a `rateStore0` invece di `rateCache0`.", cache).length, 0);
     assert.equal(wronglyStated("- Ich wechsle zu `rateStore0` statt `rateCache0`.", cache).length, 0);
     assert.equal(wronglyStated("- Le aliquote restano in `rateCache0`.", cache).length, 1);
+    // English words that look like another language's history words do not excuse a stale line
+    assert.equal(wronglyStated("- Keep `rateCache0` non-null, plus the era tag.", cache).length, 1);
   });
 
   it("a facts file that is wrong is one line naming the field", () => {

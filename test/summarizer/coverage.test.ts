@@ -124,7 +124,7 @@ describe("parseCoverage", () => {
 
   it("requires a question the user passed over, with the one the span ends on", () => {
     const conversation = parseTranscript(
-      "[User]: Add paging.\n\n[Assistant]: Paging is in. Should the page size be configurable?\n\n[User]: Now add sorting.\n\n[Assistant]: Sorting is in. Ascending by default?",
+      "[User]: Add paging.\n\n[Assistant]: Paging is in. Should the page size be configurable?\n\n[User]: Now add sorting to src/list.ts, newest first.\n\n[Assistant]: Sorting is in. Ascending by default?",
     );
     const questions = requiredFacts({ conversation, modifiedFiles: [] }).filter((f) => ["question", "unanswered"].includes(f.kind));
     assert.deepEqual(

@@ -90,6 +90,25 @@ describe("decisions, next steps and the open question", () => {
     assert.match(decisions, /I decided to stream rows in batches of 500/);
   });
 
+  it("a check runs once under Done, as last run; a commit that names tests is no test run, and other commands stay", () => {
+    const done = section(
+      summarize(
+        user("Add the export and commit it."),
+        say("", [{ name: "bash", args: { command: "npm test -- test/a.test.ts" } }]),
+        result("ok"),
+        say("", [{ name: "bash", args: { command: "npm install lodash" } }]),
+        result("added 1 package"),
+        say("", [{ name: "bash", args: { command: "npm test" } }]),
+        result("ok"),
+        say("", [{ name: "bash", args: { command: 'git commit -m "add tests"' } }]),
+        result("1 file changed"),
+        say("Committed."),
+      ),
+      "### Done",
+    );
+    assert.deepEqual(done, ["- [x] Ran `npm install lodash`", "- [x] Ran `npm test`", '- [x] Ran `git commit -m "add tests"`']);
+  });
+
   it("a report of finished work is progress, not a decision, though it repeats the request's 'instead of'", () => {
     const decisions = section(
       summarize(

@@ -34,16 +34,19 @@ describe("what a request names and whether it was acted on", () => {
     ]);
   });
 
-  it("counts a change to the same file, relative or absolute", () => {
+  it("counts a change to the same file, relative or absolute, not one that only shares its name", () => {
     assert.ok(actedOn("fix src/a.ts please", ["/repo/src/a.ts"]));
     assert.ok(!actedOn("fix src/a.ts please", ["src/b.ts"]));
     assert.ok(!actedOn("make it faster", ["src/a.ts"]));
+    assert.ok(!actedOn("Add a script to packages/web/package.json", ["package.json"]));
   });
 
   it("tells a correction from a request that also corrects", () => {
     assert.ok(isCorrection("Correction: not 60, use 140 per batch."));
     assert.ok(isCorrection("No, not 8080, use 8443."));
     assert.ok(!isCorrection("Add paging to src/list.ts. Not 8080, use 8443."));
+    assert.ok(!isCorrection("The login page does not load, fix it."));
+    assert.ok(!isCorrection("Use pnpm instead of npm."));
   });
 });
 
@@ -78,6 +81,20 @@ describe("the goal of an extractive summary", () => {
 });
 
 describe("questions", () => {
+  it("a question answered with a yes, a no or a short reply is settled; one asked and answered in passing waits for no one", () => {
+    const summary = summarize([
+      user("Add paging to src/list.ts."),
+      say("Paging is in. Should I also update the README?"),
+      user("yes please"),
+      say("Done. Which page size?"),
+      user("25"),
+      say("Why did the import fail? The alias was missing in tsconfig, fixed now."),
+      user("Great, now add sorting to src/list.ts and make it stable across pages."),
+      say("Sorting is in."),
+    ]);
+    assert.deepEqual(section(summary, "## Critical Context"), []);
+  });
+
   it("a question the user passed over for a new request is still open; one answered is not", () => {
     const summary = summarize([
       user("Add paging to src/list.ts."),
@@ -152,9 +169,12 @@ describe("a previous summary's items, as they stand after the span", () => {
   ];
   const summary = summarize(span, previous);
 
-  it("folds the goals whose files were changed, keeps the first, and the old latest request is latest no more", () => {
+  it("folds the old latest request once its file was changed, keeps the other goals, and the latest request is latest no more", () => {
+    // an earlier goal was weighed when its summary was made: what the earlier Done lists could
+    // have been done before it, so only the old latest request folds by it
     assert.deepEqual(section(summary, "## Goal"), [
       "- Add paging to the invoice list in src/invoices/list.ts.",
+      "- Make src/tax/rates.ts read the rates from config.",
       "- Yes, semicolons. Then add a PDF export to src/exports/pdf.ts.",
     ]);
   });

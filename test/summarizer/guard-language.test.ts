@@ -18,6 +18,7 @@ describe("the conversation's language", () => {
     assert.equal(conversationLanguage(["Añade el soporte para las etiquetas con los tests del comando, también para la salida."]), "es");
     assert.equal(conversationLanguage(["Add the flag to the CLI, and make sure it is documented."]), "en");
     assert.equal(conversationLanguage(["fix src/a.ts"]), "en", "too few words to tell");
+    assert.equal(conversationLanguage(["Copy en.json to de.json, de-CH.json and de-AT.json, then the `el` and `del` keys."]), "en", "file names and code are no language");
   });
 });
 

@@ -11,7 +11,7 @@ import type { AgentMessage } from "../../src/format/message-types.js";
 import { convertToLlm } from "../../src/messages/convert.js";
 import { serializeConversation } from "../../src/messages/serialize.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
-import { checkKind, currentItems, retiredValues, statesValue } from "../../src/summarizer/lifecycle.js";
+import { checkKind, checkRunKind, currentItems, retiredValues, statesValue } from "../../src/summarizer/lifecycle.js";
 import { guardSummary, splitGuardSections } from "../../src/summarizer/summary-guard.js";
 import { a, messageOf, tr, u } from "../helpers/paths.js";
 
@@ -150,6 +150,20 @@ describe("the extractive summary of a session with corrections, reversals and fi
     assert.deepEqual(stating(current, "8080"), [], current.join("\n"));
     assert.deepEqual(stating(current, "redis"), [], current.join("\n"));
     assert.deepEqual(section(updated, "### Blocked"), []);
+  });
+});
+
+describe("values in capitals and commands that run no check", () => {
+  it("a value in capitals after 'instead of' is retired, though it is spelled like an article", () => {
+    assert.deepEqual(retiredValues("Use AES instead of DES."), ["des"]);
+    assert.deepEqual(retiredValues("Filter with EXISTS instead of IN."), ["in"]);
+    assert.deepEqual(retiredValues("Ho scelto una tabella invece di uno switch."), []);
+  });
+
+  it("a check's kind counts only when a program that runs checks runs it", () => {
+    assert.equal(checkRunKind("cd api && npx vitest run"), "test");
+    assert.equal(checkRunKind('git commit -m "add tests"'), undefined);
+    assert.equal(checkRunKind("cp fixtures/a.json test/data/"), undefined);
   });
 });
 
