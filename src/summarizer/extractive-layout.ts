@@ -55,6 +55,8 @@ export const TURN_PREFIX_SPECS: SectionSpec[] = [
 
 /** How Critical Context says the question the conversation ends on, and one the user passed over. */
 export const AWAITED = "Question awaiting the user's answer: ";
+/** How the Goal marks the latest request when earlier ones are shown or folded before it. */
+export const LATEST_REQUEST = "Latest request: ";
 export const NOT_ANSWERED = "Question not answered yet: ";
 /** Questions passed over that a summary keeps, newest. */
 export const MAX_OPEN_QUESTIONS = 5;

@@ -6,7 +6,7 @@
  * every task finished. Pure functions.
  */
 import { type ConversationFacts, stillStated } from "./extractive-facts.js";
-import { AWAITED, type Items, MAX_OPEN_QUESTIONS, NOT_ANSWERED, SECTION } from "./extractive-layout.js";
+import { AWAITED, type Items, LATEST_REQUEST, MAX_OPEN_QUESTIONS, NOT_ANSWERED, SECTION } from "./extractive-layout.js";
 import { mergeItems, parseSummary } from "./extractive-sections.js";
 import { actedOn, answeredFirst, changedAfter, isCorrection, namedPaths } from "./folding.js";
 import { checkKind, checkRunKind } from "./lifecycle.js";
@@ -43,8 +43,8 @@ function checkedAgain(command: string, facts: ConversationFacts): boolean {
 
 const command = (item: string) => /`([^`]+)`/.exec(item)?.[1];
 
-/** How the Goal marks the latest request (extractive.ts), and how a split turn's request is taken in. */
-const LATEST = /^Latest request: /;
+/** How the Goal marks the latest request, and how a split turn's request is taken in. */
+const LATEST = new RegExp(`^${LATEST_REQUEST}`);
 
 /** A Done item that says a file was changed (as doneItems writes it). */
 const FILE_CHANGE = /^(?:Wrote and edited|Wrote|Edited) `[^`]+`(?: \(\d+ changes\))?$/;
@@ -107,8 +107,7 @@ function olderItem(key: string, item: string, facts: ConversationFacts, changed:
 }
 
 /** The files an earlier summary says were changed: its file list, and the paths its Done items name. */
-function changedIn(summary: string): string[] {
-  const parsed = parseSummary(summary);
+function changedIn(parsed: ReturnType<typeof parseSummary>): string[] {
   const done = [...parsed.sections].filter(([title]) => (ALIASES[title] ?? title) === SECTION.done).flatMap(([, items]) => items);
   return [...parsed.modifiedFiles, ...done.filter((item) => !item.startsWith("Ran ")).flatMap(namedPaths)];
 }
@@ -124,12 +123,13 @@ export function mergeSummaries(older: readonly string[], current: Items, facts?:
     const before = merged.get(key) ?? [];
     merged.set(key, refresh && items.length > 0 ? [...items] : mergeItems(before, items));
   };
-  const changed = older.flatMap(changedIn);
+  const parsedOlder = older.map(parseSummary);
+  const changed = parsedOlder.flatMap(changedIn);
   // On an update, the file changes of earlier summaries fold into one line: the file list names
   // each file, and a Done that lists every file ever changed grows with every task finished.
   let folded = 0;
-  for (const [n, summary] of older.entries()) {
-    for (const [title, sectionItems] of parseSummary(summary).sections) {
+  for (const [n, parsed] of parsedOlder.entries()) {
+    for (const [title, sectionItems] of parsed.sections) {
       const key = ALIASES[title] ?? title;
       if (!facts) {
         absorb(key, sectionItems, REFRESHED.has(key));
@@ -139,7 +139,7 @@ export function mergeSummaries(older: readonly string[], current: Items, facts?:
       const items = foldsHere ? sectionItems.filter((item) => fileChanges(item) === 0) : sectionItems;
       if (foldsHere) folded += sectionItems.reduce((sum, item) => sum + fileChanges(item), 0);
       // a split turn's request was the latest request when its summary was made
-      const asWritten = title === SECTION.originalRequest ? items.map((item) => `Latest request: ${item}`) : items;
+      const asWritten = title === SECTION.originalRequest ? items.map((item) => `${LATEST_REQUEST}${item}`) : items;
       const placed = asWritten.flatMap((item, i) => {
         const now = olderItem(key, item, facts, changed, n === 0 && i === 0 && title === SECTION.goal);
         return now ? [now] : [];

@@ -18,7 +18,7 @@ import {
   lastQuestion,
   plannedSteps,
 } from "./extractive-facts.js";
-import { AWAITED, BRANCH_SPECS, EXTRACTIVE_LABEL, HISTORY_SPECS, type Items, MAX_OPEN_QUESTIONS, NOT_ANSWERED, SECTION, TURN_PREFIX_SPECS } from "./extractive-layout.js";
+import { AWAITED, BRANCH_SPECS, EXTRACTIVE_LABEL, HISTORY_SPECS, type Items, LATEST_REQUEST, MAX_OPEN_QUESTIONS, NOT_ANSWERED, SECTION, TURN_PREFIX_SPECS } from "./extractive-layout.js";
 import { mergeSummaries } from "./extractive-merge.js";
 import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";
 import { actedOn, changedAfter, isCorrection, passedOverQuestions } from "./folding.js";
@@ -116,10 +116,9 @@ const currentRequests = (facts: ConversationFacts): string[] => placedRequests(f
 
 /**
  * The goal: the span's first request (where the work started), the requests still open, up to
- * three in all, and the latest. An earlier request whose
- * file was changed after it is done and folds out (its work is under Done, its words in the
- * verbatim requests), and a correction is under Constraints, so the goal does not grow with every
- * task finished.
+ * three in all, and the latest. An earlier request whose file was changed after it is done and
+ * folds out (its work is under Done, its words in the verbatim requests), and a correction is
+ * under Constraints, so the goal does not grow with every task finished.
  */
 function goalItems(facts: ConversationFacts): string[] {
   const requests = placedRequests(facts);
@@ -128,7 +127,7 @@ function goalItems(facts: ConversationFacts): string[] {
   const [first, ...rest] = requests.slice(0, -1);
   const open = rest.filter((r) => !isCorrection(r.text) && !actedOn(r.text, changedAfter(facts, r.at)));
   const shown = [...(first ? [first] : []), ...open].slice(0, 3).map((r) => goalOf(r.text));
-  return [...shown, shown.length < requests.length - 1 ? `Latest request: ${goalOf(latest.text)}` : goalOf(latest.text)];
+  return [...shown, shown.length < requests.length - 1 ? `${LATEST_REQUEST}${goalOf(latest.text)}` : goalOf(latest.text)];
 }
 
 function sectionsFromFacts(facts: ConversationFacts, parsed: ParsedPrompt): Items {
