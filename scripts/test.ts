@@ -12,8 +12,8 @@
  * least 4: most files spend their time waiting on child processes, servers and timers).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { bundleCli } from "./test-cli-bundle.js";
 import { bundleTests } from "./test-bundles.js";
@@ -96,6 +96,10 @@ async function main(): Promise<number> {
       },
     }),
   };
+  // every open a test makes goes through an open index (storage/open-index-file.ts), kept out of the home folder
+  const indexDir = mkdtempSync(join(tmpdir(), "bonsai-test-index-"));
+  env.BONSAI_INDEX_DIR ??= indexDir;
+  env.BONSAI_INDEX_MIN_BYTES ??= "0";
   let stopServer: (() => Promise<void>) | undefined;
   const startServer = async () => {
     if (env.BONSAI_TEST_PG_URL || env.PGHOST) return;
@@ -139,6 +143,7 @@ async function main(): Promise<number> {
     await stopServer?.();
     removeCli?.();
     tests?.remove();
+    rmSync(indexDir, { recursive: true, force: true });
   }
 }
 

@@ -103,13 +103,22 @@ export function forEachBufferLine(data: Buffer, onLine: (line: RawLine) => void)
   }
 }
 
+/** Where a read starts: a byte offset at the start of a line, and how many lines come before it. */
+export interface ReadStart {
+  offset: number;
+  lines: number;
+}
+
 /**
  * The same over data that `read` fills into a buffer chunk by chunk (returning the byte count, 0
- * at the end): how storage/read-lines.ts reads a file without holding it whole.
+ * at the end): how storage/read-lines.ts reads a file without holding it whole. `from` numbers the
+ * lines and offsets of a read that starts partway through (the data then starts at that offset);
+ * `size` is where the data ended.
  */
-export function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line: RawLine) => void): { size: number } {
+export function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line: RawLine) => void, from: ReadStart = { offset: 0, lines: 0 }): { size: number } {
   const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
   const line = new LineView();
+  line.lineNo = from.lines;
   // The unfinished line at the end of each chunk, kept as parts and joined once when the line
   // ends: joining on every chunk would copy a long line over and over (quadratic in its length).
   const carry: Buffer[] = [];
@@ -122,7 +131,7 @@ export function forEachChunkLine(read: (buffer: Buffer) => number, onLine: (line
     carryLength = 0;
     return joined;
   };
-  let offset = 0;
+  let offset = from.offset;
   for (;;) {
     const n = read(chunk);
     if (n === 0) break;

@@ -1,0 +1,89 @@
+/**
+ * What reading a session file produces and reports: the issues a read finds, the errors that stop
+ * it, how message bodies are loaded, and the sink a current file's entries go into as they are read.
+ */
+import type { BodyReader } from "./bodies.js";
+import type { LineSource } from "./line-source.js";
+import type { FileEntry, SessionEntry, SessionHeader } from "../format/entry-types.js";
+
+export type LoadIssueKind =
+  | "malformed-json"
+  | "torn-tail"
+  | "invalid-utf8"
+  | "invalid-entry"
+  | "duplicate-header"
+  | "duplicate-id"
+  | "unknown-type"
+  | "glued-objects";
+
+export interface LoadIssue {
+  kind: LoadIssueKind;
+  line: number;
+  message: string;
+  /** true when the line was left out of the session */
+  skipped: boolean;
+}
+
+export type SessionFileErrorCode = "NOT_FOUND" | "NOT_A_FILE" | "EMPTY" | "BAD_HEADER" | "UNREADABLE";
+
+/** A session file that cannot be opened at all. `message` is one line: path, line, reason. */
+export class SessionFileError extends Error {
+  constructor(
+    readonly code: SessionFileErrorCode,
+    readonly path: string,
+    readonly reason: string,
+    readonly line?: number,
+  ) {
+    super(`${path}${line ? `:${line}` : ""}: ${reason}`);
+    this.name = "SessionFileError";
+  }
+}
+
+export interface LoadedSession {
+  header: SessionHeader;
+  /** header first, then entries in file order (v1 entries have no ids until migrated) */
+  fileEntries: FileEntry[];
+  issues: LoadIssue[];
+  /** false when the last byte is not a newline: the next append must start a new line */
+  endsWithNewline: boolean;
+  size: number;
+  /** oh-my-pi's title slot, the line before the header, as read (format/title-slot.ts) */
+  titleSlot?: { line: number; text: string };
+}
+
+/**
+ * How entry bodies are loaded. v1/v2 files are always loaded eagerly: migration rewrites them.
+ * - "eager": every entry parsed, validated and kept in memory.
+ * - "parsed": every line parsed and validated at open; message and custom-message bodies are
+ *   then dropped and read back from the file when used.
+ * - "checked" (the default): message lines in the shape pi and bonsai write are checked to be
+ *   well-formed JSON without being parsed, and indexed by the type, ids and role read off their
+ *   start; each body is parsed and validated when first read. Every other line is parsed. A line
+ *   that is not JSON is still reported and skipped at open; a message whose JSON is well formed
+ *   but whose fields are wrong throws InvalidBodyError when it is read, and SessionManager then
+ *   reads the file again as "parsed" (the line skipped and reported).
+ * - "trusted": like "checked" without the well-formedness check, for files bonsai wrote itself.
+ */
+export type BodyLoading = "eager" | "parsed" | "checked" | "trusted";
+
+/**
+ * Where the entries of a current (v3) file go as they are read: the session layer's tree index
+ * implements it, so storage reads into it without depending on it (docs/ARCHITECTURE.md, layers).
+ */
+export interface EntrySink {
+  /**
+   * adds a parsed entry, read from line `line` at byte `offset` for `length` bytes (where a
+   * rewrite copies it from while it is unchanged); false when its id is already there
+   */
+  addIfNew(entry: SessionEntry, line?: number, offset?: number, length?: number): boolean;
+  /** adds an entry whose body stays in the file at `offset`, `length` bytes; false on a duplicate id */
+  addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean;
+  /** hands over the reader that fetches deferred bodies */
+  attachBodies(bodies: BodyReader): void;
+  /** where the header's line is (a current file's only: an older one is migrated, every line rewritten) */
+  headerAt?(line: number, offset: number, length: number): void;
+  /** where oh-my-pi's title slot is, the line before the header (format/title-slot.ts), which a rewrite copies first */
+  titleSlotAt?(line: number, offset: number, length: number, text: string): void;
+  /** hands over where the lines are, so a rewrite copies the unchanged ones (line-source.ts) */
+  attachLines?(lines: LineSource): void;
+}

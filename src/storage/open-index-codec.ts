@@ -1,0 +1,179 @@
+/**
+ * The open index's bytes (open-index-file.ts): built to be read back in a few milliseconds for a
+ * session of 50,000 entries, which JSON of the same calls is not (parsing 50,000 small arrays
+ * costs more than reading the session's lines). A short JSON head, then the calls as columns:
+ *
+ *   "bonsaiIx" · u32 head length · head JSON · padding to 8
+ *   Float64 offset per call · Int32 ×4 per call (line, length, parent, kind | type << 4 | role << 16)
+ *   Int32 length of each id (calls, then parent ids no call has) · the ids as one UTF-8 text
+ *
+ * A parent is -1 for none, else the index of its id in that list, so the ids are stored once.
+ * Types and roles are small tables in the head, with a hash of the bytes after it: a torn or
+ * damaged index, or anything that does not add up, decodes to undefined.
+ */
+import { createHash } from "node:crypto";
+import type { CallSource, SinkCall } from "./open-index.js";
+
+const MAGIC = "bonsaiIx";
+const NONE = -1;
+
+/** Everything but the calls: what the index says about the file and the read. */
+export type IndexHead = Record<string, unknown>;
+
+interface Tables {
+  names: string[];
+  nameIndex: Map<string, number>;
+}
+
+const tableIndex = (tables: Tables, name: string): number => {
+  let at = tables.nameIndex.get(name);
+  if (at === undefined) {
+    at = tables.names.length;
+    tables.names.push(name);
+    tables.nameIndex.set(name, at);
+  }
+  return at;
+};
+
+/** Types and roles fit 12 and 16 bits of a packed field. */
+const MAX_NAMES = 0xfff;
+
+/** The index's bytes: `head` (JSON-able) and the calls; undefined for calls with more distinct types and roles than it packs. */
+export function encodeIndex(head: IndexHead, calls: readonly SinkCall[]): Buffer | undefined {
+  const n = calls.length;
+  const ids: string[] = new Array<string>(n).fill("");
+  const firstWithId = new Map<string, number>();
+  calls.forEach((call, i) => {
+    if (call[0] !== 0) return;
+    ids[i] = call[2];
+    if (!firstWithId.has(call[2])) firstWithId.set(call[2], i);
+  });
+  const extras = new Map<string, number>();
+  const parentOf = (parentId: string | null): number => {
+    if (parentId === null) return NONE;
+    const own = firstWithId.get(parentId);
+    if (own !== undefined) return own;
+    let extra = extras.get(parentId);
+    if (extra === undefined) {
+      extra = n + extras.size;
+      extras.set(parentId, extra);
+    }
+    return extra;
+  };
+  const tables: Tables = { names: [], nameIndex: new Map() };
+  const offsets = new Float64Array(n);
+  const fields = new Int32Array(4 * n);
+  calls.forEach((call, i) => {
+    if (call[0] === 0) {
+      const [, type, , parentId, role, line, offset, length] = call;
+      offsets[i] = offset;
+      fields.set([line, length, parentOf(parentId), (tableIndex(tables, type) << 4) | ((role === null ? 0 : tableIndex(tables, role) + 1) << 16)], 4 * i);
+    } else {
+      const [kind, line, offset, length] = call;
+      offsets[i] = offset;
+      fields.set([line, length, NONE, kind], 4 * i);
+    }
+  });
+  if (tables.names.length > MAX_NAMES) return undefined;
+  const allIds = ids.concat([...extras.keys()]);
+  const idLengths = Int32Array.from(allIds, (id) => id.length);
+  const idText = Buffer.from(allIds.join(""), "utf8");
+  const sum = createHash("sha1");
+  for (const column of [offsets, fields, idLengths]) sum.update(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+  sum.update(idText);
+  const headBytes = Buffer.from(JSON.stringify({ ...head, calls: n, extras: extras.size, names: tables.names, idBytes: idText.length, sum: sum.digest("hex") }), "utf8");
+  const columnsAt = align8(MAGIC.length + 4 + headBytes.length);
+  const out = Buffer.alloc(columnsAt + offsets.byteLength + fields.byteLength + idLengths.byteLength + idText.length);
+  out.write(MAGIC, 0, "latin1");
+  out.writeUInt32LE(headBytes.length, MAGIC.length);
+  headBytes.copy(out, MAGIC.length + 4);
+  let at = columnsAt;
+  for (const column of [offsets, fields, idLengths]) {
+    Buffer.from(column.buffer, column.byteOffset, column.byteLength).copy(out, at);
+    at += column.byteLength;
+  }
+  idText.copy(out, at);
+  return out;
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** The calls of an index as its columns, read without building a list (open-index.ts, CallSource). */
+export interface IndexColumns {
+  count: number;
+  source: CallSource;
+  /** the calls as a list, to write them into a new index */
+  list(): SinkCall[];
+}
+
+/** The head and the calls of an index's bytes, or undefined when they are not an index this code wrote. */
+export function decodeIndex(data: Buffer): { head: IndexHead; calls: IndexColumns } | undefined {
+  if (data.length < MAGIC.length + 4 || data.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
+  const headLength = data.readUInt32LE(MAGIC.length);
+  let head: IndexHead & { calls?: unknown; extras?: unknown; names?: unknown; idBytes?: unknown; sum?: unknown };
+  try {
+    head = JSON.parse(data.toString("utf8", MAGIC.length + 4, MAGIC.length + 4 + headLength));
+  } catch {
+    return undefined;
+  }
+  const { calls: n, extras, names, idBytes, sum } = head;
+  if (!isCount(n) || !isCount(extras) || !isCount(idBytes) || !Array.isArray(names) || !names.every((name) => typeof name === "string")) return undefined;
+  const columnsAt = align8(MAGIC.length + 4 + headLength);
+  const idCount = n + extras;
+  if (data.length !== columnsAt + 8 * n + 16 * n + 4 * idCount + idBytes) return undefined;
+  if (createHash("sha1").update(data.subarray(columnsAt)).digest("hex") !== sum) return undefined;
+  // typed arrays need aligned memory: copy the columns out once
+  const columns = new ArrayBuffer(8 * n + 16 * n + 4 * idCount);
+  data.copy(new Uint8Array(columns), 0, columnsAt, columnsAt + columns.byteLength);
+  const offsets = new Float64Array(columns, 0, n);
+  const fields = new Int32Array(columns, 8 * n, 4 * n);
+  const idLengths = new Int32Array(columns, 24 * n, idCount);
+  const idText = data.toString("utf8", columnsAt + columns.byteLength);
+  // where each id starts in idText, checked to add up before any is used
+  const idStarts = new Int32Array(idCount + 1);
+  for (let i = 0; i < idCount; i++) {
+    if (idLengths[i] < 0) return undefined;
+    idStarts[i + 1] = idStarts[i] + idLengths[i];
+  }
+  if (idStarts[idCount] !== idText.length) return undefined;
+  for (let i = 0; i < n; i++) {
+    const packed = fields[4 * i + 3];
+    const kind = packed & 0xf;
+    const parent = fields[4 * i + 2];
+    if (!Number.isSafeInteger(offsets[i]) || offsets[i] < 0 || fields[4 * i + 1] < 0 || parent < NONE || parent >= idCount) return undefined;
+    if (kind === 0) {
+      const roleAt = packed >>> 16;
+      if (((packed >>> 4) & 0xfff) >= names.length || roleAt > names.length) return undefined;
+    } else if (kind > 3) return undefined;
+  }
+  const idAt = (i: number) => idText.slice(idStarts[i], idStarts[i + 1]);
+  const source: CallSource = (visit) => {
+    // the id just made for a call, so a parent that is the call before costs no second string
+    let lastAt = -1;
+    let last = "";
+    for (let i = 0; i < n; i++) {
+      const packed = fields[4 * i + 3];
+      const kind = packed & 0xf;
+      if (kind !== 0) {
+        visit(kind, "", "", null, null, fields[4 * i], offsets[i], fields[4 * i + 1]);
+        continue;
+      }
+      const parent = fields[4 * i + 2];
+      const parentId = parent === NONE ? null : parent === lastAt ? last : idAt(parent);
+      const roleAt = packed >>> 16;
+      last = idAt(i);
+      lastAt = i;
+      visit(0, names[(packed >>> 4) & 0xfff], last, parentId, roleAt === 0 ? null : names[roleAt - 1], fields[4 * i], offsets[i], fields[4 * i + 1]);
+    }
+  };
+  const list = (): SinkCall[] => {
+    const calls: SinkCall[] = [];
+    source((kind, type, id, parentId, role, line, offset, length) => {
+      calls.push(kind === 0 ? [0, type, id, parentId, role, line, offset, length] : [kind as 1 | 2 | 3, line, offset, length]);
+    });
+    return calls;
+  };
+  return { head, calls: { count: n, source, list } };
+}
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

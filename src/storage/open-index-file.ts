@@ -1,0 +1,192 @@
+/**
+ * The open index on disk: a cache that lets the next open of a large session file replay what the
+ * last one read (open-index.ts) and read only the lines appended since, instead of every line.
+ *
+ * - Where: `$BONSAI_INDEX_DIR`, else `$BONSAI_DIR/index` or `~/.bonsai/index`, one file per session
+ *   named by a hash of its real path, private to the user (0700 folder, 0600 files). Never beside
+ *   the session: a session folder may be another agent's, read-only, or a git working tree, and
+ *   nobody else's file or folder is changed. `BONSAI_INDEX=off` turns it off.
+ * - Valid only for the same file (device and inode), not shorter than the bytes it covers, the last
+ *   covered byte a newline, the same bytes at 20 places spread over the covered range (the head,
+ *   the end and 18 between, hashed), and, when the file has not grown, the same modification time.
+ *   Lines appended since, by bonsai or any other writer, are read from where the index ends; a file
+ *   rewritten by another program fails these checks and is read in full. An index that cannot be
+ *   read, parsed or replayed is ignored the same way, and one that cannot be written is not.
+ * - Written after an open that read at least WRITE_AFTER_BYTES the index did not cover
+ *   (`BONSAI_INDEX_MIN_BYTES` sets another figure; the test suite uses 0, so every open it makes
+ *   goes through an index).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { BodyLoading, EntrySink } from "./load-types.js";
+import { callsThrough, RecordingSink, replaySinkCalls, type SinkCall } from "./open-index.js";
+import { decodeIndex, encodeIndex, type IndexColumns } from "./open-index-codec.js";
+import { forEachDescriptorLine } from "./read-lines.js";
+import { type ReaderState, SessionReader } from "./session-reader.js";
+
+const FORMAT = 2;
+/** An open that read fewer new bytes than this leaves the index as it is: reading them again costs little. */
+export const WRITE_AFTER_BYTES = 256 * 1024;
+const SAMPLES = 20;
+const SAMPLE_BYTES = 4096;
+
+/** Where the open index of the session at `path` is kept (and the session's real path), or undefined when indexes are off. */
+export function openIndexPath(path: string, env: NodeJS.ProcessEnv = process.env): { where: string; real: string } | undefined {
+  if (/^(off|0|false|no)$/i.test(env.BONSAI_INDEX ?? "")) return undefined;
+  const dir = env.BONSAI_INDEX_DIR || join(env.BONSAI_DIR || join(homedir(), ".bonsai"), "index");
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return undefined;
+  }
+  return { where: join(dir, `${createHash("sha256").update(real).digest("hex").slice(0, 32)}.json`), real };
+}
+
+interface FileIdentity {
+  dev: string;
+  ino: string;
+  mtimeNs: string;
+  size: number;
+}
+
+const identityOf = (fd: number): FileIdentity => {
+  const stat = fstatSync(fd, { bigint: true });
+  return { dev: String(stat.dev), ino: String(stat.ino), mtimeNs: String(stat.mtimeNs), size: Number(stat.size) };
+};
+
+/** A hash of SAMPLES blocks spread over the first `bytes` bytes of the file: the head and the end always among them. */
+function sampleHash(fd: number, bytes: number): string {
+  const hash = createHash("sha256").update(String(bytes));
+  const block = Buffer.allocUnsafe(SAMPLE_BYTES);
+  const last = Math.max(0, bytes - SAMPLE_BYTES);
+  for (let i = 0; i < SAMPLES; i++) {
+    const at = Math.floor((last * i) / (SAMPLES - 1));
+    const n = readSync(fd, block, 0, Math.min(SAMPLE_BYTES, bytes - at), at);
+    hash.update(block.subarray(0, n));
+  }
+  return hash.digest("hex");
+}
+
+interface StoredHead {
+  format: number;
+  path: string;
+  file: { dev: string; ino: string; mtimeNs: string | null; bytes: number; sample: string };
+  state: ReaderState;
+}
+
+type StoredIndex = StoredHead & { calls: SinkCall[] };
+type ReadIndex = StoredHead & { calls: IndexColumns };
+
+const isRange = (value: unknown): boolean => {
+  const range = value as { line?: unknown; offset?: unknown; length?: unknown } | null;
+  return typeof range === "object" && range !== null && Number.isSafeInteger(range.line) && Number.isSafeInteger(range.offset) && Number.isSafeInteger(range.length);
+};
+
+/** Whether a stored state has every field a resumed reader needs, of the right type. */
+function isState(state: ReaderState): boolean {
+  if (!Number.isSafeInteger(state.lines) || !Number.isSafeInteger(state.deferred) || !isRange(state.header)) return false;
+  if (state.titleSlot !== undefined && !isRange(state.titleSlot)) return false;
+  if (state.lastDeferredId !== undefined && typeof state.lastDeferredId !== "string") return false;
+  if (!Array.isArray(state.issues) || !Array.isArray(state.unknownTypes)) return false;
+  const issueOk = (issue: ReaderState["issues"][number]) =>
+    typeof issue === "object" && issue !== null && typeof issue.kind === "string" && typeof issue.message === "string" && Number.isSafeInteger(issue.line) && typeof issue.skipped === "boolean";
+  const typeOk = (t: ReaderState["unknownTypes"][number]) =>
+    Array.isArray(t) && typeof t[0] === "string" && Number.isSafeInteger(t[1]) && t[1] >= 0 && t[1] < state.issues.length && Number.isSafeInteger(t[2]);
+  return state.issues.every(issueOk) && state.unknownTypes.every(typeOk);
+}
+
+/** The stored index when it still describes this file, else undefined. */
+function readStored(where: string, real: string, fd: number, now: FileIdentity): ReadIndex | undefined {
+  let decoded: ReturnType<typeof decodeIndex>;
+  try {
+    decoded = decodeIndex(readFileSync(where));
+  } catch {
+    return undefined;
+  }
+  if (!decoded) return undefined;
+  const stored = decoded.head as unknown as StoredHead;
+  const { file, state } = stored;
+  if (stored.format !== FORMAT || stored.path !== real || typeof file !== "object" || typeof state !== "object" || state === null) return undefined;
+  if (file.dev !== now.dev || file.ino !== now.ino || !Number.isSafeInteger(file.bytes) || file.bytes <= 0 || now.size < file.bytes) return undefined;
+  if (now.size === file.bytes && file.mtimeNs !== now.mtimeNs) return undefined;
+  if (state.bytes !== file.bytes || !isState(state)) return undefined;
+  const newline = Buffer.alloc(1);
+  if (readSync(fd, newline, 0, 1, file.bytes - 1) !== 1 || newline[0] !== 0x0a) return undefined;
+  if (sampleHash(fd, file.bytes) !== file.sample) return undefined;
+  return { ...stored, calls: decoded.calls };
+}
+
+/** Writes the index through a temp file and a rename, so a reader sees the old one or the new one whole; any failure leaves none. */
+function writeStored(where: string, stored: StoredIndex): void {
+  const { calls, ...head } = stored;
+  const data = encodeIndex(head, calls);
+  if (!data) return;
+  const tmp = `${where}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  let fd: number | undefined;
+  try {
+    mkdirSync(join(where, ".."), { recursive: true, mode: 0o700 });
+    fd = openSync(tmp, "wx", 0o600);
+    let at = 0;
+    while (at < data.length) at += writeSync(fd, data, at, data.length - at);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, where);
+  } catch {
+    // a cache: a full disk or a read-only home only means the next open reads the file
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never created
+    }
+  }
+}
+
+export interface IndexedRead {
+  reader: SessionReader;
+  size: number;
+  /** bytes read from the file's lines (not from the index): the whole file when there was no usable index */
+  scanned: number;
+}
+
+/**
+ * Reads the session file open at `fd` into `index`: from its open index and the lines after it when
+ * the index still describes the file, else every line; then keeps a new index when this read covered
+ * enough new bytes. The reader ends as a read of every line would have.
+ */
+export function readThroughOpenIndex(path: string, fd: number, bodies: BodyLoading, index: EntrySink, env: NodeJS.ProcessEnv = process.env): IndexedRead {
+  const at = openIndexPath(path, env);
+  const stored = at && readStored(at.where, at.real, fd, identityOf(fd));
+  const recorder = new RecordingSink(index);
+  let reader: SessionReader | undefined;
+  let earlier: IndexColumns | undefined;
+  let from = { offset: 0, lines: 0 };
+  if (stored) {
+    const text = (offset: number, length: number) => {
+      const buffer = Buffer.allocUnsafe(length);
+      return buffer.toString("utf8", 0, readSync(fd, buffer, 0, length, offset));
+    };
+    const replayed = replaySinkCalls(stored.calls.source, index, text);
+    if (replayed) {
+      reader = SessionReader.resume(stored.state, replayed.header, replayed.titleSlotText, bodies, recorder);
+      earlier = stored.calls;
+      from = { offset: stored.state.bytes, lines: stored.state.lines };
+    }
+  }
+  reader ??= new SessionReader(bodies, recorder);
+  const { size } = forEachDescriptorLine(fd, reader.onLine, from);
+  const scanned = size - from.offset;
+  const state = reader.stateAt(size);
+  const writeAfter = env.BONSAI_INDEX_MIN_BYTES ? Number(env.BONSAI_INDEX_MIN_BYTES) : WRITE_AFTER_BYTES;
+  if (at && state && recorder.complete && state.bytes - from.offset >= writeAfter && state.bytes > from.offset) {
+    const after = identityOf(fd);
+    const calls = (earlier?.list() ?? []).concat(callsThrough(recorder.calls, state.lines));
+    // the modification time vouches for the bytes only when nothing was appended while they were read
+    const mtimeNs = after.size === state.bytes ? after.mtimeNs : null;
+    writeStored(at.where, { format: FORMAT, path: at.real, file: { dev: after.dev, ino: after.ino, mtimeNs, bytes: state.bytes, sample: sampleHash(fd, state.bytes) }, state, calls });
+  }
+  return { reader, size, scanned };
+}
