@@ -12,7 +12,7 @@
  * damaged index, or anything that does not add up, decodes to undefined.
  */
 import { createHash } from "node:crypto";
-import type { CallSource, SinkCall } from "./open-index.js";
+import { type CallColumns, type CallSource, DEFERRED } from "./open-index.js";
 
 const MAGIC = "bonsaiIx";
 const NONE = -1;
@@ -20,38 +20,26 @@ const NONE = -1;
 /** Everything but the calls: what the index says about the file and the read. */
 export type IndexHead = Record<string, unknown>;
 
-interface Tables {
-  names: string[];
-  nameIndex: Map<string, number>;
-}
-
-const tableIndex = (tables: Tables, name: string): number => {
-  let at = tables.nameIndex.get(name);
-  if (at === undefined) {
-    at = tables.names.length;
-    tables.names.push(name);
-    tables.nameIndex.set(name, at);
-  }
-  return at;
-};
-
 /** Types and roles fit 12 and 16 bits of a packed field. */
 const MAX_NAMES = 0xfff;
 
 /** The index's bytes: `head` (JSON-able) and the calls; undefined for calls with more distinct types and roles than it packs. */
-export function encodeIndex(head: IndexHead, calls: readonly SinkCall[]): Buffer | undefined {
+export function encodeIndex(head: IndexHead, calls: CallColumns): Buffer | undefined {
   const n = calls.length;
-  const ids: string[] = new Array<string>(n).fill("");
-  const firstWithId = new Map<string, number>();
-  calls.forEach((call, i) => {
-    if (call[0] !== 0) return;
-    ids[i] = call[2];
-    if (!firstWithId.has(call[2])) firstWithId.set(call[2], i);
-  });
+  const { packed, ids, parents, names } = calls;
+  if (names.length > MAX_NAMES) return undefined;
+  const deferred = (i: number) => (packed[i] & 0xf) === DEFERRED;
+  // most parents are the call just before: the map of every id is made only for the others
+  let withId: Map<string, number> | undefined;
   const extras = new Map<string, number>();
-  const parentOf = (parentId: string | null): number => {
+  const parentOf = (i: number, parentId: string | null): number => {
     if (parentId === null) return NONE;
-    const own = firstWithId.get(parentId);
+    if (i > 0 && deferred(i - 1) && ids[i - 1] === parentId) return i - 1;
+    if (!withId) {
+      withId = new Map();
+      for (let j = 0; j < n; j++) if (deferred(j)) withId.set(ids[j], j);
+    }
+    const own = withId.get(parentId);
     if (own !== undefined) return own;
     let extra = extras.get(parentId);
     if (extra === undefined) {
@@ -60,35 +48,34 @@ export function encodeIndex(head: IndexHead, calls: readonly SinkCall[]): Buffer
     }
     return extra;
   };
-  const tables: Tables = { names: [], nameIndex: new Map() };
-  const offsets = new Float64Array(n);
   const fields = new Int32Array(4 * n);
-  calls.forEach((call, i) => {
-    if (call[0] === 0) {
-      const [, type, , parentId, role, line, offset, length] = call;
-      offsets[i] = offset;
-      fields.set([line, length, parentOf(parentId), (tableIndex(tables, type) << 4) | ((role === null ? 0 : tableIndex(tables, role) + 1) << 16)], 4 * i);
-    } else {
-      const [kind, line, offset, length] = call;
-      offsets[i] = offset;
-      fields.set([line, length, NONE, kind], 4 * i);
-    }
+  let idString = "";
+  for (let i = 0; i < n; i++) {
+    fields[4 * i] = calls.lines[i];
+    fields[4 * i + 1] = calls.lengths[i];
+    fields[4 * i + 2] = deferred(i) ? parentOf(i, parents[i]) : NONE;
+    fields[4 * i + 3] = packed[i];
+    if (deferred(i)) idString += ids[i];
+  }
+  const extraIds = [...extras.keys()];
+  const idLengths = new Int32Array(n + extraIds.length);
+  for (let i = 0; i < n; i++) if (deferred(i)) idLengths[i] = ids[i].length;
+  extraIds.forEach((id, j) => {
+    idLengths[n + j] = id.length;
   });
-  if (tables.names.length > MAX_NAMES) return undefined;
-  const allIds = ids.concat([...extras.keys()]);
-  const idLengths = Int32Array.from(allIds, (id) => id.length);
-  const idText = Buffer.from(allIds.join(""), "utf8");
+  const idText = Buffer.from(idString + extraIds.join(""), "utf8");
+  const offsetColumn = calls.offsets.subarray(0, n);
   const sum = createHash("sha1");
-  for (const column of [offsets, fields, idLengths]) sum.update(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
+  for (const column of [offsetColumn, fields, idLengths]) sum.update(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
   sum.update(idText);
-  const headBytes = Buffer.from(JSON.stringify({ ...head, calls: n, extras: extras.size, names: tables.names, idBytes: idText.length, sum: sum.digest("hex") }), "utf8");
+  const headBytes = Buffer.from(JSON.stringify({ ...head, calls: n, extras: extras.size, names, idBytes: idText.length, sum: sum.digest("hex") }), "utf8");
   const columnsAt = align8(MAGIC.length + 4 + headBytes.length);
-  const out = Buffer.alloc(columnsAt + offsets.byteLength + fields.byteLength + idLengths.byteLength + idText.length);
+  const out = Buffer.alloc(columnsAt + offsetColumn.byteLength + fields.byteLength + idLengths.byteLength + idText.length);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(headBytes.length, MAGIC.length);
   headBytes.copy(out, MAGIC.length + 4);
   let at = columnsAt;
-  for (const column of [offsets, fields, idLengths]) {
+  for (const column of [offsetColumn, fields, idLengths]) {
     Buffer.from(column.buffer, column.byteOffset, column.byteLength).copy(out, at);
     at += column.byteLength;
   }
@@ -102,8 +89,6 @@ const align8 = (n: number) => (n + 7) & ~7;
 export interface IndexColumns {
   count: number;
   source: CallSource;
-  /** the calls as a list, to write them into a new index */
-  list(): SinkCall[];
 }
 
 /** The head and the calls of an index's bytes, or undefined when they are not an index this code wrote. */
@@ -166,14 +151,7 @@ export function decodeIndex(data: Buffer): { head: IndexHead; calls: IndexColumn
       visit(0, names[(packed >>> 4) & 0xfff], last, parentId, roleAt === 0 ? null : names[roleAt - 1], fields[4 * i], offsets[i], fields[4 * i + 1]);
     }
   };
-  const list = (): SinkCall[] => {
-    const calls: SinkCall[] = [];
-    source((kind, type, id, parentId, role, line, offset, length) => {
-      calls.push(kind === 0 ? [0, type, id, parentId, role, line, offset, length] : [kind as 1 | 2 | 3, line, offset, length]);
-    });
-    return calls;
-  };
-  return { head, calls: { count: n, source, list } };
+  return { head, calls: { count: n, source } };
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

@@ -21,7 +21,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, real
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { BodyLoading, EntrySink } from "./load-types.js";
-import { callsThrough, RecordingSink, replaySinkCalls, type SinkCall } from "./open-index.js";
+import { CallColumns, RecordingSink, replaySinkCalls } from "./open-index.js";
 import { decodeIndex, encodeIndex, type IndexColumns } from "./open-index-codec.js";
 import { forEachDescriptorLine } from "./read-lines.js";
 import { type ReaderState, SessionReader } from "./session-reader.js";
@@ -77,7 +77,7 @@ interface StoredHead {
   state: ReaderState;
 }
 
-type StoredIndex = StoredHead & { calls: SinkCall[] };
+type StoredIndex = StoredHead & { calls: CallColumns };
 type ReadIndex = StoredHead & { calls: IndexColumns };
 
 const isRange = (value: unknown): boolean => {
@@ -159,8 +159,8 @@ export interface IndexedRead {
  */
 export function readThroughOpenIndex(path: string, fd: number, bodies: BodyLoading, index: EntrySink, env: NodeJS.ProcessEnv = process.env): IndexedRead {
   const at = openIndexPath(path, env);
-  const stored = at && readStored(at.where, at.real, fd, identityOf(fd));
-  const recorder = new RecordingSink(index);
+  const before = identityOf(fd);
+  const stored = at && readStored(at.where, at.real, fd, before);
   let reader: SessionReader | undefined;
   let earlier: IndexColumns | undefined;
   let from = { offset: 0, lines: 0 };
@@ -171,22 +171,25 @@ export function readThroughOpenIndex(path: string, fd: number, bodies: BodyLoadi
     };
     const replayed = replaySinkCalls(stored.calls.source, index, text);
     if (replayed) {
-      reader = SessionReader.resume(stored.state, replayed.header, replayed.titleSlotText, bodies, recorder);
       earlier = stored.calls;
       from = { offset: stored.state.bytes, lines: stored.state.lines };
     }
+    if (replayed) reader = SessionReader.resume(stored.state, replayed.header, replayed.titleSlotText, bodies, index);
   }
-  reader ??= new SessionReader(bodies, recorder);
-  const { size } = forEachDescriptorLine(fd, reader.onLine, from);
-  const scanned = size - from.offset;
-  const state = reader.stateAt(size);
+  // calls are recorded only when this read will be long enough to be worth a new index
   const writeAfter = env.BONSAI_INDEX_MIN_BYTES ? Number(env.BONSAI_INDEX_MIN_BYTES) : WRITE_AFTER_BYTES;
-  if (at && state && recorder.complete && state.bytes - from.offset >= writeAfter && state.bytes > from.offset) {
+  const recorder = at && before.size - from.offset >= Math.max(writeAfter, 1) ? new RecordingSink(index, true) : undefined;
+  if (reader && recorder) reader.redirect(recorder);
+  reader ??= new SessionReader(bodies, recorder ?? index);
+  const { size } = forEachDescriptorLine(fd, reader.onLine, from);
+  const state = reader.stateAt(size);
+  if (at && recorder?.complete && state && state.bytes - from.offset >= Math.max(writeAfter, 1)) {
     const after = identityOf(fd);
-    const calls = (earlier?.list() ?? []).concat(callsThrough(recorder.calls, state.lines));
+    recorder.calls.keepThrough(state.lines);
+    const calls = earlier ? CallColumns.of(earlier.source, recorder.calls) : recorder.calls;
     // the modification time vouches for the bytes only when nothing was appended while they were read
     const mtimeNs = after.size === state.bytes ? after.mtimeNs : null;
     writeStored(at.where, { format: FORMAT, path: at.real, file: { dev: after.dev, ino: after.ino, mtimeNs, bytes: state.bytes, sample: sampleHash(fd, state.bytes) }, state, calls });
   }
-  return { reader, size, scanned };
+  return { reader, size, scanned: size - from.offset };
 }

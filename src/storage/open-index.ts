@@ -13,32 +13,116 @@ import type { SessionEntry, SessionHeader } from "../format/entry-types.js";
 import { validateEntry, validateHeader } from "../format/validate.js";
 import { isTitleSlot } from "../format/title-slot.js";
 
-/** A message or custom message indexed with its body left in the file (EntrySink.addDeferred). */
-type DeferredCall = [kind: 0, type: string, id: string, parentId: string | null, role: string | null, line: number, offset: number, length: number];
-/** A parsed entry (EntrySink.addIfNew), the header's line, oh-my-pi's title slot: each read again from its range. */
-type RangeCall = [kind: 1 | 2 | 3, line: number, offset: number, length: number];
-export type SinkCall = DeferredCall | RangeCall;
-
+export const DEFERRED = 0;
 const ENTRY = 1;
 const HEADER = 2;
 const TITLE_SLOT = 3;
 
-/** Passes every call on to the sink it wraps and keeps it, in order. */
+/**
+ * Calls as columns, one element per call, in the layout the index's bytes use (open-index-codec.ts):
+ * a read of 50,000 entries records without making an object per call, into arrays that double as
+ * they fill. `packed` holds the kind (low 4 bits: DEFERRED for EntrySink.addDeferred, ENTRY for
+ * addIfNew, HEADER for headerAt, TITLE_SLOT for titleSlotAt), and for a deferred call the index of
+ * its type in `names` (bits 4-15) and of its role plus one (bits 16-31, 0 for none). Ids and parent
+ * ids are kept as the strings they were read as; the other kinds are read again from their ranges.
+ */
+export class CallColumns {
+  length = 0;
+  packed = new Int32Array(1024);
+  lines = new Int32Array(1024);
+  lengths = new Int32Array(1024);
+  offsets = new Float64Array(1024);
+  ids: string[] = new Array<string>(1024);
+  parents: (string | null)[] = new Array<string | null>(1024);
+  /** the types and roles `packed` points at */
+  readonly names: string[] = [];
+  private readonly nameIndex = new Map<string, number>();
+
+  push(kind: number, type: string, id: string, parentId: string | null, role: string | null, line: number, offset: number, length: number): void {
+    const i = this.length++;
+    if (i === this.packed.length) this.grow();
+    this.packed[i] = kind === DEFERRED ? (this.nameAt(type) << 4) | ((role === null ? 0 : this.nameAt(role) + 1) << 16) : kind;
+    this.lines[i] = line;
+    this.lengths[i] = length;
+    this.offsets[i] = offset;
+    this.ids[i] = id;
+    this.parents[i] = parentId;
+  }
+
+  private nameAt(name: string): number {
+    let at = this.nameIndex.get(name);
+    if (at === undefined) {
+      at = this.names.length;
+      this.names.push(name);
+      this.nameIndex.set(name, at);
+    }
+    return at;
+  }
+
+  private grow(): void {
+    const double = <T extends Int32Array | Float64Array>(column: T): T => {
+      const next = new (column.constructor as new (n: number) => T)(column.length * 2);
+      next.set(column);
+      return next;
+    };
+    this.packed = double(this.packed);
+    this.lines = double(this.lines);
+    this.lengths = double(this.lengths);
+    this.offsets = double(this.offsets);
+    const more = <T>(column: T[]): T[] => {
+      const next = new Array<T>(column.length * 2);
+      for (let i = 0; i < column.length; i++) next[i] = column[i];
+      return next;
+    };
+    this.ids = more(this.ids);
+    this.parents = more(this.parents);
+  }
+
+  /** Drops the calls made by lines after `line` (a state's end: a later, unfinished line's calls). */
+  keepThrough(line: number): void {
+    while (this.length > 0 && this.lines[this.length - 1] > line) this.length--;
+  }
+
+  /** The calls as a source, in order. */
+  readonly source: CallSource = (visit) => {
+    for (let i = 0; i < this.length; i++) {
+      const packed = this.packed[i];
+      const kind = packed & 0xf;
+      const roleAt = packed >>> 16;
+      const deferred = kind === DEFERRED;
+      visit(kind, deferred ? this.names[(packed >>> 4) & 0xfff] : "", this.ids[i] ?? "", this.parents[i] ?? null, deferred && roleAt > 0 ? this.names[roleAt - 1] : null, this.lines[i], this.offsets[i], this.lengths[i]);
+    }
+  };
+
+  /** The calls of `source`, then these. */
+  static of(source: CallSource | undefined, then: CallColumns): CallColumns {
+    const all = new CallColumns();
+    const add: CallVisitor = (kind, type, id, parentId, role, line, offset, length) => all.push(kind, type, id, parentId, role, line, offset, length);
+    source?.(add);
+    then.source(add);
+    return all;
+  }
+}
+
+/** Passes every call on to the sink it wraps and, while recording, keeps it, in order. */
 export class RecordingSink implements EntrySink {
-  readonly calls: SinkCall[] = [];
+  readonly calls = new CallColumns();
   /** false once a call came without the range it was read from: such a read cannot be replayed */
   complete = true;
 
-  constructor(private readonly inner: EntrySink) {}
+  constructor(
+    private readonly inner: EntrySink,
+    private readonly recording: boolean,
+  ) {}
 
   addIfNew(entry: SessionEntry, line?: number, offset?: number, length?: number): boolean {
     if (line === undefined || offset === undefined || length === undefined) this.complete = false;
-    else this.calls.push([ENTRY, line, offset, length]);
+    else if (this.recording) this.calls.push(ENTRY, "", "", null, null, line, offset, length);
     return this.inner.addIfNew(entry, line, offset, length);
   }
 
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean {
-    this.calls.push([0, type, id, parentId, role ?? null, line, offset, length]);
+    if (this.recording) this.calls.push(DEFERRED, type, id, parentId, role ?? null, line, offset, length);
     return this.inner.addDeferred(type, id, parentId, role, line, offset, length);
   }
 
@@ -47,12 +131,12 @@ export class RecordingSink implements EntrySink {
   }
 
   headerAt(line: number, offset: number, length: number): void {
-    this.calls.push([HEADER, line, offset, length]);
+    if (this.recording) this.calls.push(HEADER, "", "", null, null, line, offset, length);
     this.inner.headerAt?.(line, offset, length);
   }
 
   titleSlotAt(line: number, offset: number, length: number, text: string): void {
-    this.calls.push([TITLE_SLOT, line, offset, length]);
+    if (this.recording) this.calls.push(TITLE_SLOT, "", "", null, null, line, offset, length);
     this.inner.titleSlotAt?.(line, offset, length, text);
   }
 
@@ -64,16 +148,6 @@ export class RecordingSink implements EntrySink {
 /** Each call, in order, as its fields: how a replay reads calls without building them (open-index-codec.ts). */
 export type CallVisitor = (kind: number, type: string, id: string, parentId: string | null, role: string | null, line: number, offset: number, length: number) => void;
 export type CallSource = (visit: CallVisitor) => void;
-
-/** The calls of a list as a source. */
-export const callsOf =
-  (calls: readonly SinkCall[]): CallSource =>
-  (visit) => {
-    for (const call of calls) {
-      if (call[0] === 0) visit(0, call[1], call[2], call[3], call[4], call[5], call[6], call[7]);
-      else visit(call[0], "", "", null, null, call[1], call[2], call[3]);
-    }
-  };
 
 /** What a replay read back from the file: the header and title slot a resumed reader starts from. */
 export interface Replayed {
@@ -92,7 +166,7 @@ export function replaySinkCalls(source: CallSource, index: EntrySink, read: (off
   let titleSlotText: string | undefined;
   let bad = false;
   source((kind, _type, _id, _parentId, _role, _line, offset, length) => {
-    if (kind === 0 || bad) return;
+    if (kind === DEFERRED || bad) return;
     const text = read(offset, length);
     let value: unknown;
     try {
@@ -113,18 +187,10 @@ export function replaySinkCalls(source: CallSource, index: EntrySink, read: (off
   if (bad || !header) return undefined;
   let next = 0;
   source((kind, type, id, parentId, role, line, offset, length) => {
-    if (kind === 0) index.addDeferred(type, id, parentId, role ?? undefined, line, offset, length);
+    if (kind === DEFERRED) index.addDeferred(type, id, parentId, role ?? undefined, line, offset, length);
     else if (kind === ENTRY) index.addIfNew(entries[next++], line, offset, length);
     else if (kind === HEADER) index.headerAt?.(line, offset, length);
     else index.titleSlotAt?.(line, offset, length, titleSlotText!);
   });
   return { header, ...(titleSlotText !== undefined && { titleSlotText }) };
-}
-
-/** The calls made by lines up to `lines` (a state's end): a later, unfinished line's calls are left out. */
-export function callsThrough(calls: readonly SinkCall[], lines: number): SinkCall[] {
-  const lineOf = (call: SinkCall): number => (call[0] === 0 ? call[5] : call[1]);
-  let end = calls.length;
-  while (end > 0 && lineOf(calls[end - 1]) > lines) end--;
-  return calls.slice(0, end);
 }

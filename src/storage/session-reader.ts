@@ -96,6 +96,11 @@ export class SessionReader {
     return reader;
   }
 
+  /** Sends the entries of the lines still to come into `sink` instead (a recorder wrapping the index). */
+  redirect(sink: EntrySink): void {
+    this.into = sink;
+  }
+
   /**
    * The state at the end of the last whole line of `size` bytes read, or undefined when there is
    * nothing to go on from (not a current file, or no usable header).
