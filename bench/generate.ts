@@ -21,8 +21,10 @@ export interface GenerateOptions {
   /** branches off earlier entries now and then, with branch summaries */
   branched: boolean;
   seed?: number;
-  /** a compaction every this many entries along the current path (default 5000) */
+  /** a compaction every this many entries along the current path (default 5000; Infinity: never) */
   compactEvery?: number;
+  /** how many times more words each text has (default 1, about 500 bytes an entry; 4 is about 2 KB, like pi sessions with tool output) */
+  scale?: number;
 }
 
 export interface GeneratedSession {
@@ -73,9 +75,10 @@ export function generateSession(path: string, options: GenerateOptions): Generat
   const compactEvery = options.compactEvery ?? 5000;
   const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
+  const scale = options.scale ?? 1;
   const words = (n: number) => {
     const out: string[] = [];
-    for (let i = 0; i < n; i++) out.push(pick(WORDS));
+    for (let i = 0; i < n * scale; i++) out.push(pick(WORDS));
     return out.join(" ");
   };
   const taken = new Set<string>();

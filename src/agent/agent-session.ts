@@ -236,7 +236,7 @@ export class AgentSession {
 
   /** Context size: tokens null after a compaction until a fresh answer; undefined without a window. */
   getContextUsage(): ContextUsage | undefined {
-    return contextUsage(this.messages, this.sessionManager.getBranch(), this.model.contextWindow ?? 0);
+    return contextUsage(this.messages, this.sessionManager.getContextBranch(), this.model.contextWindow ?? 0);
   }
 
   /** Switches the model for the next turns and records the change in the session. */

@@ -195,7 +195,8 @@ export class CompactionControl {
   private trigger(message: AssistantMessage, beforePrompt: boolean, prunedTokens: number | undefined): CompactionTrigger {
     const { context, settings } = this.options;
     const model = context.model;
-    const branch = this.options.sessionManager.getBranch();
+    // the latest compaction and everything after it: enough to tell a message from before it
+    const branch = this.options.sessionManager.getContextBranch();
     const isStale = (m: AgentMessage) => isBeforeLatestCompaction(branch, m);
     return checkCompaction({
       message,

@@ -24,7 +24,8 @@ function latestEdits(branch: readonly SessionEntry[]): Map<string, ContextEditEn
  * out is not there.
  */
 export function entriesAsShown(session: SessionManager): SessionEntry[] {
-  const branch = session.getBranch();
+  // what is shown is what is in the context: the end of the branch from where the context starts
+  const branch = session.getContextBranch();
   const dialect = session.getDialect();
   const shown = shownMessages(branch, dialect);
   const edits = latestEdits(branch);

@@ -65,9 +65,13 @@ function parsePrunedRecords(stored: StoredLines, where: string, onWarning?: (mes
   return records;
 }
 
-/** The entries of a session's branch whose messages are in its context: pruning anything older saves nothing. */
+/**
+ * The entries of a session's branch whose messages are in its context: pruning anything older
+ * saves nothing. Read from the end of the branch the context starts on, so a check every turn
+ * costs what the context holds, not what the session does.
+ */
 export const branchEntriesInContext = (session: SessionManager): SessionEntry[] =>
-  session.getDialect().contextEdits ? entriesAsShown(session) : entriesInContext(session.getBranch(), session.getDialect());
+  session.getDialect().contextEdits ? entriesAsShown(session) : entriesInContext(session.getContextBranch(), session.getDialect());
 
 export interface PruneSessionOptions {
   config?: Partial<PruneConfig>;
@@ -91,7 +95,7 @@ export interface PruneSessionResult {
   contextEdits: boolean;
 }
 
-const estimateContext = (session: SessionManager): number => estimateMessagesTokens(contextFromPath(session.getBranch(), session.getDialect()).messages);
+const estimateContext = (session: SessionManager): number => estimateMessagesTokens(contextFromPath(session.getContextBranch(), session.getDialect()).messages);
 
 /**
  * Prunes old tool output on the session's current branch. The originals are archived and synced

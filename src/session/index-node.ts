@@ -67,3 +67,14 @@ export function childrenOf(node: IndexNode): IndexNode[] {
   for (let child = node.firstChild; child; child = child.nextSibling) out.push(child);
   return out;
 }
+
+/**
+ * Where the context of an entry below `compaction` starts on its path: the first entry the
+ * compaction keeps, or the compaction itself when that entry is not above it (the rule of
+ * compactionSegments in format/dialects/pi.ts, which every dialect's context starts from).
+ */
+export function contextStart(compaction: IndexNode): IndexNode {
+  const keptId = (compaction.entry as { firstKeptEntryId?: unknown } | undefined)?.firstKeptEntryId;
+  for (let n = compaction.parent; n; n = n.parent) if (n.id === keptId) return n;
+  return compaction;
+}

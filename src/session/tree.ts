@@ -23,7 +23,7 @@ import type { AgentMessage } from "../format/message-types.js";
 import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import { ContextMemo } from "./context-memo.js";
 import { buildForest } from "./forest.js";
-import { childrenOf, IndexNode, relinkModels, sourcesModel } from "./index-node.js";
+import { childrenOf, contextStart, IndexNode, relinkModels, sourcesModel } from "./index-node.js";
 import { LazyBodies } from "./lazy-bodies.js";
 
 // src/index.ts, the CLI and tests take flattenTree from here
@@ -214,19 +214,22 @@ export class TreeIndex {
   }
 
   /** Root-first path ending at `id` (the entry itself included); empty for an unknown id. */
-  branch(id: string | null | undefined, onProblem?: (p: PathProblem) => void): SessionEntry[] {
+  branch(id: string | null | undefined, onProblem?: (p: PathProblem) => void, from?: "context"): SessionEntry[] {
     if (!id) return [];
     const node = this.byId.get(id);
     if (!node) return [];
     if (!node.rooted) return pathToRoot(this.bodies.entryOf(node), (x) => this.get(x), onProblem);
+    // from "context": the walks stop at the first entry the latest compaction keeps (contextStart)
+    const top = from && node.compaction ? contextStart(node.compaction) : undefined;
+    const up = (n: IndexNode) => (n === top ? undefined : n.parent);
     // A compaction check asks for the branch every turn: one walk to size the array, one to fill
     // it from the leaf end, and a body read only when some entry on it is still on disk.
     let depth = 0;
-    for (let n: IndexNode | undefined = node; n; n = n.parent) depth++;
+    for (let n: IndexNode | undefined = node; n; n = up(n)) depth++;
     const path = new Array<SessionEntry>(depth);
     let missing = false;
     let i = depth;
-    for (let n: IndexNode | undefined = node; n; n = n.parent) {
+    for (let n: IndexNode | undefined = node; n; n = up(n)) {
       const entry = n.entry;
       if (entry) path[--i] = entry;
       else {
@@ -237,7 +240,7 @@ export class TreeIndex {
     if (!missing) return path;
     const nodes = new Array<IndexNode>(depth);
     i = depth;
-    for (let n: IndexNode | undefined = node; n; n = n.parent) nodes[--i] = n;
+    for (let n: IndexNode | undefined = node; n; n = up(n)) nodes[--i] = n;
     return this.bodies.load(nodes);
   }
 

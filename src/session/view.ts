@@ -121,6 +121,16 @@ export class SessionView {
     return this.read(() => this.index.branch(fromId === undefined ? this.leafId : fromId, this.reportPathProblem));
   }
 
+  /**
+   * The end of the branch to `fromId` (default: the leaf) that its context is built from: from the
+   * first entry the latest compaction keeps (that compaction when the entry is not on the path) to
+   * the leaf; the whole branch when there is no compaction. What a check every turn reads instead
+   * of the whole branch: its cost follows the context, not the session.
+   */
+  getContextBranch(fromId?: string | null): SessionEntry[] {
+    return this.read(() => this.index.branch(fromId === undefined ? this.leafId : fromId, this.reportPathProblem, "context"));
+  }
+
   getTree(): SessionTreeNode[] {
     return this.read(() => this.index.tree(this.reportPathProblem));
   }
