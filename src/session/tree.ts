@@ -219,11 +219,10 @@ export class TreeIndex {
     const node = this.byId.get(id);
     if (!node) return [];
     if (!node.rooted) return pathToRoot(this.bodies.entryOf(node), (x) => this.get(x), onProblem);
-    // from "context": the walks stop at the first entry the latest compaction keeps (contextStart)
+    // One walk to size the array, one to fill it from the leaf end, a body read only for an entry
+    // still on disk; from "context", both stop where the latest compaction's context starts.
     const top = from && node.compaction ? contextStart(node.compaction) : undefined;
     const up = (n: IndexNode) => (n === top ? undefined : n.parent);
-    // A compaction check asks for the branch every turn: one walk to size the array, one to fill
-    // it from the leaf end, and a body read only when some entry on it is still on disk.
     let depth = 0;
     for (let n: IndexNode | undefined = node; n; n = up(n)) depth++;
     const path = new Array<SessionEntry>(depth);
