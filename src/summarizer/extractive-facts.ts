@@ -6,7 +6,7 @@
  */
 import { parseToolCalls, type TranscriptPart } from "./extractive-parse.js";
 import { commandText, fileToolCalls, fileToolKind } from "./file-tools.js";
-import { type CheckKind, checkKind, currentItems, type Placed, retiredValues } from "./lifecycle.js";
+import { type CheckKind, checkKind, currentItems, currentItemsAfter, type Placed, type Retirement, retiredValues, retirementsOf } from "./lifecycle.js";
 import { checksOf, isInjectedPrompt, isLogLine, linesOutsideFences, proseOf } from "./user-text.js";
 
 export interface FileOperation {
@@ -229,9 +229,19 @@ const correctionsOf = (facts: Pick<ConversationFacts, "said">, by: "user" | "any
     sentences,
   );
 
+/** What the span's sentences retire, read once per span (its `said` list) and speaker: many items are checked against them. */
+const spanRetirements = new WeakMap<object, Map<string, Retirement[]>>();
+function retirementsBy(facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): Retirement[] {
+  let bySpeaker = spanRetirements.get(facts.said);
+  if (!bySpeaker) spanRetirements.set(facts.said, (bySpeaker = new Map()));
+  let retirements = bySpeaker.get(by);
+  if (!retirements) bySpeaker.set(by, (retirements = retirementsOf(correctionsOf(facts, by))));
+  return retirements;
+}
+
 /** Whether a later sentence of the span retires `item` (a constraint or decision of an earlier summary). */
 export function retiredBySpan(item: string, facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): boolean {
-  return currentItems([{ text: item, at: -1 }], correctionsOf(facts, by)).length === 0;
+  return currentItemsAfter([{ text: item, at: -1 }], retirementsBy(facts, by)).length === 0;
 }
 
 /**
@@ -240,7 +250,7 @@ export function retiredBySpan(item: string, facts: Pick<ConversationFacts, "said
  */
 export function stillStated(text: string, facts: Pick<ConversationFacts, "said">, by: "user" | "anyone", at = -1): string | undefined {
   const parts = placedSentences([{ text, at }], (t) => sentences(proseOf(t)));
-  const kept = currentItems(parts, correctionsOf(facts, by));
+  const kept = currentItemsAfter(parts, retirementsBy(facts, by));
   if (kept.length === parts.length) return text;
   return kept.length > 0 ? kept.map((p) => p.text).join(" ") : undefined;
 }

@@ -100,10 +100,12 @@ export function retiredValues(text: string): string[] {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/** `value` as a whole token, any case. */
+const tokenPattern = (value: string) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu");
+
 /** Whether `sentence` mentions `value` as a whole token, without itself saying it is not wanted. */
 export function statesValue(sentence: string, value: string): boolean {
-  const mentioned = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu").test(sentence);
-  return mentioned && !retiredValues(sentence).includes(value);
+  return tokenPattern(value).test(sentence) && !retiredValues(sentence).includes(value);
 }
 
 /** A text at a position in the conversation; later positions are later in time. */
@@ -117,7 +119,26 @@ export interface Placed {
  * values it states as no longer wanted.
  */
 export function currentItems<T extends Placed>(items: readonly T[], corrections: readonly Placed[]): T[] {
-  const retirements = corrections.flatMap((c) => retiredValues(c.text).map((value) => ({ value, at: c.at })));
+  return currentItemsAfter(items, retirementsOf(corrections));
+}
+
+/** A value a text at `at` says is no longer wanted, with the pattern that finds it mentioned. */
+export interface Retirement {
+  value: string;
+  at: number;
+  pattern: RegExp;
+}
+
+/** What each of `corrections` retires: read once, for many calls of currentItemsAfter. */
+export const retirementsOf = (corrections: readonly Placed[]): Retirement[] =>
+  corrections.flatMap((c) => retiredValues(c.text).map((value) => ({ value, at: c.at, pattern: tokenPattern(value) })));
+
+/** currentItems, with the corrections' retirements read already. */
+export function currentItemsAfter<T extends Placed>(items: readonly T[], retirements: readonly Retirement[]): T[] {
   if (retirements.length === 0) return [...items];
-  return items.filter((item) => !retirements.some((r) => r.at > item.at && statesValue(item.text, r.value)));
+  // statesValue, with each pattern made once and each item's own retired values read once, when first needed
+  return items.filter((item) => {
+    let own: string[] | undefined;
+    return !retirements.some((r) => r.at > item.at && r.pattern.test(item.text) && !(own ??= retiredValues(item.text)).includes(r.value));
+  });
 }
