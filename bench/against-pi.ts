@@ -67,6 +67,13 @@ const median = (xs: number[]) => {
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const ratioText = (xs: number[]) => (xs.length === 0 ? "-" : `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`);
 
+/** bonsai's growth of peak RSS over pi's; undefined below 20 MB of growth, which is allocator noise. */
+function memoryRatio(bonsai: ChildResult[] | undefined, pi: ChildResult[] | undefined): number | undefined {
+  if (!bonsai || !pi) return undefined;
+  const [b, p] = [bonsai, pi].map((runs) => median(runs.map((c) => c.openRssMb)));
+  return p >= 20 ? b / p : undefined;
+}
+
 function runChild(runner: Runner, file: string, opens: number): ChildResult {
   const task = JSON.stringify({ lib: runner.lib, module: runner.module, file, opens });
   const out = execFileSync(runner.node, ["--expose-gc", "--import", "tsx", CHILD, task], {
@@ -106,7 +113,7 @@ function main(): void {
   try {
     for (const shape of shapes) {
       const source = join(tmp, `${shape.entries}-${shape.compacted ? "c" : "n"}.jsonl`);
-      const g = generateSession(source, { entries: shape.entries, branched: false, scale: 8, compactEvery: shape.compacted ? Math.min(5000, shape.entries / 4) : Number.POSITIVE_INFINITY });
+      const g = generateSession(source, { entries: shape.entries, branched: false, scale: 11, compactEvery: shape.compacted ? Math.min(5000, shape.entries / 4) : Number.POSITIVE_INFINITY });
       const mb = statSync(source).size / 1e6;
       // each library opens its own copy: pi may rewrite a file it opens, and that must not reach the others
       const copies = new Map(runners.map((r, i) => [r, join(tmp, `${i}-${shape.entries}.jsonl`)]));
@@ -134,7 +141,7 @@ function main(): void {
         pi16OverBonsaiWithoutIndex: per(first(pi16), first(b22off)),
         pi16OverBonsaiWithContext: per(withContext(pi16), withContext(b22)),
         pi073OverBonsai: per(first(pi073), first(b20)),
-        memoryBonsaiOverPi16: b22 && pi16 ? median(seen.get(b22)!.map((c) => c.openRssMb)) / median(seen.get(pi16)!.map((c) => c.openRssMb)) : undefined,
+        memoryBonsaiOverPi16: memoryRatio(b22 && seen.get(b22)!, pi16 && seen.get(pi16)!),
       };
       results.push(row);
       const line = `| ${shape.name} (${mb.toFixed(0)} MB) | ${fmt(row.bonsaiFirstOpenMs)} ms | **${ratioText(row.pi16OverBonsai)}** | ${ratioText(row.pi16OverBonsaiWarm)} | ${ratioText(row.pi16OverBonsaiWithoutIndex)} | ${ratioText(row.pi16OverBonsaiWithContext)} | ${ratioText(row.pi073OverBonsai)} | ${row.memoryBonsaiOverPi16?.toFixed(2) ?? "-"} |`;

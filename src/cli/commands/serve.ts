@@ -7,6 +7,7 @@ interface ServeOptions extends SummarizerOptionValues {
   port: number;
   host: string;
   extractive?: boolean;
+  threads?: number;
   tokenFile?: string;
   maxConcurrent: number;
   timeout: number;
@@ -27,7 +28,8 @@ export function register(program: Command): void {
     .description("serve summaries over HTTP: POST {systemPrompt, prompt, maxTokens?} to /summarize")
     .option("--port <n>", "port to listen on (0 picks a free one)", integerIn(0, 65535), 8787)
     .option("--host <host>", "address to listen on; anything but loopback requires a token", "127.0.0.1")
-    .option("--extractive", "summarize offline without a model")
+    .option("--extractive", "summarize offline without a model, on worker threads")
+    .option("--threads <n>", "with --extractive: threads that summarize at once (default: one fewer than the cores, at least 1; 0: on the thread that answers requests)", integerIn(0, 256))
     .option("--token-file <path>", "file whose first line is the bearer token (default: env BONSAI_SERVER_TOKEN)")
     .option("--max-concurrent <n>", "summarizations at once; more get 429 with Retry-After", integerIn(1, 1024), 4)
     .option("--timeout <seconds>", "longest summarization; the model call is stopped after it (504)", integerIn(1, 3600), 120)
@@ -48,9 +50,11 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message);
       }
-      const summarizer = options.extractive
-        ? (await import("../../summarizer/extractive.js")).extractiveSummarizer()
-        : await summarizerFromOptions(options);
+      const summarizer = !options.extractive
+        ? await summarizerFromOptions(options)
+        : options.threads === 0
+          ? (await import("../../summarizer/extractive.js")).extractiveSummarizer()
+          : (await import("../../summarizer/extractive-threads.js")).threadedExtractiveSummarizer(options.threads);
       try {
         await startServer({
           summarizer,

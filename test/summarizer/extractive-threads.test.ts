@@ -1,0 +1,85 @@
+/**
+ * The extractive summarizer on worker threads (`bonsai serve --extractive`): the same summaries
+ * as on the calling thread, requests beyond the threads wait their turn, an abort stops a waiting
+ * or a running one (the thread is replaced), and a server using it answers its health check while
+ * a long summary runs, which a summary on the server's own thread would hold up.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { describe, it } from "node:test";
+import { buildServer } from "../../src/server/app.js";
+import { extractiveSummary } from "../../src/summarizer/extractive.js";
+import { threadedExtractiveSummarizer } from "../../src/summarizer/extractive-threads.js";
+import { SummarizationAbortedError } from "../../src/summarizer/types.js";
+import { scriptArgs } from "../helpers/bonsai-bin.js";
+
+const transcript = (turns: number, tag = "") =>
+  Array.from(
+    { length: turns },
+    (_, i) =>
+      `[User]: ${tag}step ${i}: fix the parser in src/parse${i % 7}.ts, do not use regex there\n\n[Assistant]: I will edit src/parse${i % 7}.ts and run npm test.\n\n[Tool result]: ${"ok ".repeat(40)}`,
+  ).join("\n\n");
+const request = (prompt: string, signal?: AbortSignal) => ({ systemPrompt: "", prompt, maxTokens: 2000, purpose: "history" as const, signal });
+
+describe("threaded extractive summarizer", () => {
+  it("gives the summaries the calling thread gives, for more requests at once than it has threads", async () => {
+    const summarizer = threadedExtractiveSummarizer(2);
+    try {
+      const prompts = Array.from({ length: 6 }, (_, i) => transcript(20 + i, `t${i} `));
+      const results = await Promise.all(prompts.map((p) => summarizer.summarize(request(p))));
+      results.forEach((result, i) => {
+        assert.equal(result.text, extractiveSummary(prompts[i], "history"));
+        assert.equal(result.model, "extractive");
+      });
+      const short = await summarizer.summarize({ ...request(prompts[0]), purpose: "short" });
+      assert.equal(short.text, extractiveSummary(prompts[0], "short"));
+    } finally {
+      await summarizer.close();
+    }
+  });
+
+  it("an abort stops a running summary and one still waiting; the threads go on serving", async () => {
+    const summarizer = threadedExtractiveSummarizer(1);
+    try {
+      const running = new AbortController();
+      const waitingToo = new AbortController();
+      const big = transcript(6000);
+      const first = summarizer.summarize(request(big, running.signal));
+      const second = summarizer.summarize(request(big, waitingToo.signal));
+      waitingToo.abort();
+      await assert.rejects(second, SummarizationAbortedError);
+      running.abort();
+      await assert.rejects(first, SummarizationAbortedError);
+      const after = await summarizer.summarize(request(transcript(10)));
+      assert.equal(after.text, extractiveSummary(transcript(10), "history"));
+    } finally {
+      await summarizer.close();
+    }
+  });
+
+  it("threads keep no process alive once idle, a replaced one included: a server stops on SIGTERM", () => {
+    const out = execFileSync(process.execPath, scriptArgs("test/helpers/threads-exit.ts"), { encoding: "utf8", timeout: 60_000 });
+    assert.deepEqual(JSON.parse(out.trim()), { summarized: true, aborted: "SummarizationAbortedError" });
+  });
+
+  it("a server summarizing on a thread answers /healthz while a long summary runs", async () => {
+    const summarizer = threadedExtractiveSummarizer(1);
+    const app = buildServer({ summarizer, log: () => {} });
+    try {
+      const order: string[] = [];
+      const summary = app
+        .inject({ method: "POST", url: "/summarize", payload: { systemPrompt: "", prompt: transcript(8000) } })
+        .then((r) => order.push(`summary ${r.statusCode}`));
+      // let the summary reach its thread
+      await new Promise((r) => setTimeout(r, 50));
+      const health = await app.inject({ method: "GET", url: "/healthz" });
+      order.push(`health ${health.statusCode}`);
+      assert.deepEqual(JSON.parse(health.body).inFlight, 1, "the summary was in flight when the health check was answered");
+      await summary;
+      assert.deepEqual(order, ["health 200", "summary 200"]);
+    } finally {
+      await app.close();
+      await summarizer.close();
+    }
+  });
+});
