@@ -131,6 +131,8 @@ function spawnWorker(task: WorkerTask, run: LibraryRun): Promise<{ timedOut?: Op
   return new Promise((done) => {
     const child = spawn(process.execPath, ["--import", "tsx", "--expose-gc", WORKER, JSON.stringify(task)], {
       cwd: ROOT,
+      // every open here is of a fresh copy: measured without the open index (bench/against-pi.ts measures it)
+      env: { ...process.env, BONSAI_INDEX: "off" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let current: OpName | "open" = "open";
