@@ -52,7 +52,10 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
     budget -= Math.max(size - maxBytes, Math.ceil(budget * 0.05));
   }
   const bounded = boundBodies(model.bodies ?? {}, 0);
-  return render({ ...model, bodies: bounded.bodies, omitted: { ...bounded.omitted, maxBytes } });
+  const clipped = render({ ...model, bodies: bounded.bodies, omitted: { ...bounded.omitted, maxBytes } });
+  if (bytes(clipped) <= maxBytes) return clipped;
+  // every body clipped to nothing still leaves a note each: the page without bodies, which fits
+  return render({ ...model, bodies: {}, omitted: { blocks: bounded.omitted.blocks, bytes: bytes(JSON.stringify(model.bodies ?? {})), maxBytes } });
 }
 
 export async function exportSession(location: string, options: ExportOptions): Promise<string> {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { boundBodies } from "../../src/view/bound.js";
 import { boundedRender } from "../../src/view/export.js";
 import { fence, sessionMarkdown } from "../../src/view/markdown.js";
 import { readViewModel } from "../../src/view/source.js";
@@ -53,6 +54,19 @@ describe("sessionMarkdown", () => {
     assert.ok(bytes(md) <= max, `${bytes(md)} <= ${max}`);
     assert.match(md, /> This export is bounded to [\d,]+ bytes: [\d,]+ blocks were clipped or left out/);
     assert.match(md, /_… [\d,]+ more characters left out of this export_/);
+    for (const id of model.activePath) assert.ok(md.includes(`\`${id}\``), "every entry is still there");
+  });
+
+  it("stays within a bound so tight that even clipped bodies do not fit: the bodies are left out", async () => {
+    const { file } = await example;
+    const model = await readViewModel(file, { withBodies: true, contextWindow: 0 });
+    const omitted = { blocks: 0, bytes: 0, maxBytes: 1 };
+    const skeleton = bytes(sessionMarkdown({ ...model, bodies: {}, omitted }));
+    const clipped = boundBodies(model.bodies ?? {}, 0);
+    const max = skeleton + 450;
+    assert.ok(bytes(sessionMarkdown({ ...model, bodies: clipped.bodies, omitted: { ...clipped.omitted, maxBytes: max } })) > max, "the clipped bodies alone do not fit");
+    const md = boundedRender(model, max, (m) => sessionMarkdown(m));
+    assert.ok(bytes(md) <= max, `${bytes(md)} <= ${max}`);
     for (const id of model.activePath) assert.ok(md.includes(`\`${id}\``), "every entry is still there");
   });
 });
