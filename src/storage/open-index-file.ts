@@ -12,12 +12,14 @@
  *   Lines appended since, by bonsai or any other writer, are read from where the index ends; a file
  *   rewritten by another program fails these checks and is read in full. An index that cannot be
  *   read, parsed or replayed is ignored the same way, and one that cannot be written is not.
+ * - Indexes of sessions that are gone (a temporary copy, a deleted session) are swept when one is
+ *   written: those not written for KEEP_DAYS days, and the oldest beyond KEEP_FILES.
  * - Written after an open that read at least WRITE_AFTER_BYTES the index did not cover
  *   (`BONSAI_INDEX_MIN_BYTES` sets another figure; the test suite uses 0, so every open it makes
  *   goes through an index).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { BodyLoading, EntrySink } from "./load-types.js";
@@ -27,6 +29,8 @@ import { forEachDescriptorLine } from "./read-lines.js";
 import { type ReaderState, SessionReader } from "./session-reader.js";
 
 const FORMAT = 2;
+const KEEP_DAYS = 30;
+const KEEP_FILES = 500;
 /** An open that read fewer new bytes than this leaves the index as it is: reading them again costs little. */
 export const WRITE_AFTER_BYTES = 256 * 1024;
 const SAMPLES = 20;
@@ -134,6 +138,7 @@ function writeStored(where: string, stored: StoredIndex): void {
     closeSync(fd);
     fd = undefined;
     renameSync(tmp, where);
+    sweep(join(where, ".."), where);
   } catch {
     // a cache: a full disk or a read-only home only means the next open reads the file
     if (fd !== undefined) closeSync(fd);
@@ -143,6 +148,31 @@ function writeStored(where: string, stored: StoredIndex): void {
       // never created
     }
   }
+}
+
+/** Removes the indexes in `dir` not written for KEEP_DAYS days, and the oldest beyond KEEP_FILES (never `keep`). */
+function sweep(dir: string, keep: string): void {
+  const now = Date.now();
+  const files: { path: string; at: number }[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".json")) continue;
+    const path = join(dir, name);
+    if (path === keep) continue;
+    try {
+      files.push({ path, at: statSync(path).mtimeMs });
+    } catch {
+      // removed by another process meanwhile
+    }
+  }
+  files.sort((a, b) => b.at - a.at);
+  files.forEach((file, i) => {
+    if (i < KEEP_FILES - 1 && now - file.at < KEEP_DAYS * 86_400_000) return;
+    try {
+      unlinkSync(file.path);
+    } catch {
+      // removed by another process meanwhile
+    }
+  });
 }
 
 export interface IndexedRead {

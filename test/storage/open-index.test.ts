@@ -5,7 +5,7 @@
  * and the same warnings at the same lines.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, closeSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -190,6 +190,24 @@ describe("open index", () => {
       closeSync(fd);
     }
     assert.deepEqual(seen(path, blocked), seen(path, withoutIndex()));
+  });
+
+  test("writing an index sweeps those of sessions not opened for 30 days", () => {
+    mkdirSync(indexDir(), { recursive: true });
+    const old = join(indexDir(), "0123456789abcdef0123456789abcdef.json");
+    const recent = join(indexDir(), "fedcba9876543210fedcba9876543210.json");
+    writeFileSync(old, "an index of a session long gone");
+    writeFileSync(recent, "an index of a session opened yesterday");
+    const day = 86_400;
+    const now = Date.now() / 1000;
+    utimesSync(old, now - 40 * day, now - 40 * day);
+    utimesSync(recent, now - day, now - day);
+    const path = join(dir, "sweeper.jsonl");
+    writeFileSync(path, sessionText(200));
+    seen(path, withIndex());
+    assert.equal(existsSync(old), false, "swept");
+    assert.equal(existsSync(recent), true, "kept");
+    assert.ok(existsSync(openIndexPath(path, withIndex())!.where), "the new index is there");
   });
 
   test("BONSAI_INDEX=off: no index is read or written", () => {
