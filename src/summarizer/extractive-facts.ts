@@ -233,9 +233,15 @@ const correctionsOf = (facts: Pick<ConversationFacts, "said">, by: "user" | "any
 const spanRetirements = new WeakMap<object, Map<string, Retirement[]>>();
 function retirementsBy(facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): Retirement[] {
   let bySpeaker = spanRetirements.get(facts.said);
-  if (!bySpeaker) spanRetirements.set(facts.said, (bySpeaker = new Map()));
+  if (!bySpeaker) {
+    bySpeaker = new Map();
+    spanRetirements.set(facts.said, bySpeaker);
+  }
   let retirements = bySpeaker.get(by);
-  if (!retirements) bySpeaker.set(by, (retirements = retirementsOf(correctionsOf(facts, by))));
+  if (!retirements) {
+    retirements = retirementsOf(correctionsOf(facts, by));
+    bySpeaker.set(by, retirements);
+  }
   return retirements;
 }
 

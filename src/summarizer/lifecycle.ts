@@ -139,6 +139,10 @@ export function currentItemsAfter<T extends Placed>(items: readonly T[], retirem
   // statesValue, with each pattern made once and each item's own retired values read once, when first needed
   return items.filter((item) => {
     let own: string[] | undefined;
-    return !retirements.some((r) => r.at > item.at && r.pattern.test(item.text) && !(own ??= retiredValues(item.text)).includes(r.value));
+    const ownRetired = () => {
+      own ??= retiredValues(item.text);
+      return own;
+    };
+    return !retirements.some((r) => r.at > item.at && r.pattern.test(item.text) && !ownRetired().includes(r.value));
   });
 }
