@@ -3,18 +3,19 @@
  * session of 50,000 entries, which JSON of the same calls is not (parsing 50,000 small arrays
  * costs more than reading the session's lines). A short JSON head, then the calls as columns:
  *
- *   "bonsaiIx" · u32 head length · head JSON · padding to 8
+ *   "bonsaiIx" · SHA-1 of everything after it · u32 head length · head JSON · padding to 8
  *   Float64 offset per call · Int32 ×4 per call (line, length, parent, kind | type << 4 | role << 16)
  *   Int32 length of each id (calls, then parent ids no call has) · the ids as one UTF-8 text
  *
  * A parent is -1 for none, else the index of its id in that list, so the ids are stored once.
- * Types and roles are small tables in the head, with a hash of the bytes after it: a torn or
- * damaged index, or anything that does not add up, decodes to undefined.
+ * Types and roles are small tables in the head. A torn or damaged index (the hash), or anything
+ * that does not add up, decodes to undefined.
  */
 import { createHash } from "node:crypto";
 import { type CallColumns, type CallSource, DEFERRED } from "./open-index.js";
 
 const MAGIC = "bonsaiIx";
+const SUM_BYTES = 20;
 const NONE = -1;
 
 /** Everything but the calls: what the index says about the file and the read. */
@@ -65,21 +66,20 @@ export function encodeIndex(head: IndexHead, calls: CallColumns): Buffer | undef
   });
   const idText = Buffer.from(idString + extraIds.join(""), "utf8");
   const offsetColumn = calls.offsets.subarray(0, n);
-  const sum = createHash("sha1");
-  for (const column of [offsetColumn, fields, idLengths]) sum.update(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
-  sum.update(idText);
-  const headBytes = Buffer.from(JSON.stringify({ ...head, calls: n, extras: extras.size, names, idBytes: idText.length, sum: sum.digest("hex") }), "utf8");
-  const columnsAt = align8(MAGIC.length + 4 + headBytes.length);
+  const headBytes = Buffer.from(JSON.stringify({ ...head, calls: n, extras: extras.size, names, idBytes: idText.length }), "utf8");
+  const headAt = MAGIC.length + SUM_BYTES;
+  const columnsAt = align8(headAt + 4 + headBytes.length);
   const out = Buffer.alloc(columnsAt + offsetColumn.byteLength + fields.byteLength + idLengths.byteLength + idText.length);
   out.write(MAGIC, 0, "latin1");
-  out.writeUInt32LE(headBytes.length, MAGIC.length);
-  headBytes.copy(out, MAGIC.length + 4);
+  out.writeUInt32LE(headBytes.length, headAt);
+  headBytes.copy(out, headAt + 4);
   let at = columnsAt;
   for (const column of [offsetColumn, fields, idLengths]) {
     Buffer.from(column.buffer, column.byteOffset, column.byteLength).copy(out, at);
     at += column.byteLength;
   }
   idText.copy(out, at);
+  createHash("sha1").update(out.subarray(headAt)).digest().copy(out, MAGIC.length);
   return out;
 }
 
@@ -93,20 +93,21 @@ export interface IndexColumns {
 
 /** The head and the calls of an index's bytes, or undefined when they are not an index this code wrote. */
 export function decodeIndex(data: Buffer): { head: IndexHead; calls: IndexColumns } | undefined {
-  if (data.length < MAGIC.length + 4 || data.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
-  const headLength = data.readUInt32LE(MAGIC.length);
-  let head: IndexHead & { calls?: unknown; extras?: unknown; names?: unknown; idBytes?: unknown; sum?: unknown };
+  const headAt = MAGIC.length + SUM_BYTES;
+  if (data.length < headAt + 4 || data.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
+  if (!createHash("sha1").update(data.subarray(headAt)).digest().equals(data.subarray(MAGIC.length, headAt))) return undefined;
+  const headLength = data.readUInt32LE(headAt);
+  let head: IndexHead & { calls?: unknown; extras?: unknown; names?: unknown; idBytes?: unknown };
   try {
-    head = JSON.parse(data.toString("utf8", MAGIC.length + 4, MAGIC.length + 4 + headLength));
+    head = JSON.parse(data.toString("utf8", headAt + 4, headAt + 4 + headLength));
   } catch {
     return undefined;
   }
-  const { calls: n, extras, names, idBytes, sum } = head;
+  const { calls: n, extras, names, idBytes } = head;
   if (!isCount(n) || !isCount(extras) || !isCount(idBytes) || !Array.isArray(names) || !names.every((name) => typeof name === "string")) return undefined;
-  const columnsAt = align8(MAGIC.length + 4 + headLength);
+  const columnsAt = align8(headAt + 4 + headLength);
   const idCount = n + extras;
   if (data.length !== columnsAt + 8 * n + 16 * n + 4 * idCount + idBytes) return undefined;
-  if (createHash("sha1").update(data.subarray(columnsAt)).digest("hex") !== sum) return undefined;
   // typed arrays need aligned memory: copy the columns out once
   const columns = new ArrayBuffer(8 * n + 16 * n + 4 * idCount);
   data.copy(new Uint8Array(columns), 0, columnsAt, columnsAt + columns.byteLength);

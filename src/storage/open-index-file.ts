@@ -113,7 +113,7 @@ function readStored(where: string, real: string, fd: number, now: FileIdentity):
   if (!decoded) return undefined;
   const stored = decoded.head as unknown as StoredHead;
   const { file, state } = stored;
-  if (stored.format !== FORMAT || stored.path !== real || typeof file !== "object" || typeof state !== "object" || state === null) return undefined;
+  if (stored.format !== FORMAT || stored.path !== real || typeof file !== "object" || file === null || typeof state !== "object" || state === null) return undefined;
   if (file.dev !== now.dev || file.ino !== now.ino || !Number.isSafeInteger(file.bytes) || file.bytes <= 0 || now.size < file.bytes) return undefined;
   if (now.size === file.bytes && file.mtimeNs !== now.mtimeNs) return undefined;
   if (state.bytes !== file.bytes || !isState(state)) return undefined;
@@ -190,7 +190,13 @@ export interface IndexedRead {
 export function readThroughOpenIndex(path: string, fd: number, bodies: BodyLoading, index: EntrySink, env: NodeJS.ProcessEnv = process.env): IndexedRead {
   const at = openIndexPath(path, env);
   const before = identityOf(fd);
-  const stored = at && readStored(at.where, at.real, fd, before);
+  let stored: ReturnType<typeof readStored>;
+  try {
+    stored = at && readStored(at.where, at.real, fd, before);
+  } catch {
+    // an index whose head is not what this code wrote (a field of another type): none
+    stored = undefined;
+  }
   let reader: SessionReader | undefined;
   let earlier: IndexColumns | undefined;
   let from = { offset: 0, lines: 0 };

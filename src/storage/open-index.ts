@@ -104,6 +104,9 @@ export class CallColumns {
   }
 }
 
+/** Whether `text` has no lone surrogate (String.prototype.isWellFormed, which the TypeScript lib here does not declare). */
+const wellFormed = (text: string): boolean => !/\p{Surrogate}/u.test(text);
+
 /** Passes every call on to the sink it wraps and, while recording, keeps it, in order. */
 export class RecordingSink implements EntrySink {
   readonly calls = new CallColumns();
@@ -122,6 +125,8 @@ export class RecordingSink implements EntrySink {
   }
 
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean {
+    // an id with a lone surrogate would not come back from the index's UTF-8 as it went in
+    if (!wellFormed(id) || (parentId !== null && !wellFormed(parentId))) this.complete = false;
     if (this.recording) this.calls.push(DEFERRED, type, id, parentId, role ?? null, line, offset, length);
     return this.inner.addDeferred(type, id, parentId, role, line, offset, length);
   }

@@ -91,6 +91,10 @@ export function threadedExtractiveSummarizer(threads: number = defaultThreads())
       if (task) waiting.unshift(task);
       replace(slot, error);
     });
+    // a thread that ends by itself (not through replace or close): its task fails, another takes its place
+    worker.on("exit", () => {
+      if (slots.includes(slot)) replace(slot, new Error("a summarizer thread stopped"));
+    });
     // after the listeners, which would hold the process again: an idle thread never keeps it alive
     worker.unref();
     return slot;
@@ -154,8 +158,11 @@ export function threadedExtractiveSummarizer(threads: number = defaultThreads())
     },
     async close() {
       closed = true;
-      for (const task of waiting.splice(0)) task.reject(new Error("the summarizer's threads were stopped"));
-      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
+      const stopped = () => new Error("the summarizer's threads were stopped");
+      for (const task of waiting.splice(0)) task.reject(stopped());
+      const all = slots.splice(0);
+      for (const slot of all) slot.task?.reject(stopped());
+      await Promise.all(all.map((slot) => slot.worker.terminate()));
     },
   };
 }

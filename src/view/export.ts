@@ -51,11 +51,19 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
     if (size <= maxBytes) return text;
     budget -= Math.max(size - maxBytes, Math.ceil(budget * 0.05));
   }
+  // Every body clipped to nothing still leaves a note each, which for tens of thousands of entries
+  // outgrows the bound: keep the clipped bodies of the newest entries on the active path first, as
+  // many as fit (halving until the page does), and none when even one does not.
   const bounded = boundBodies(model.bodies ?? {}, 0);
-  const clipped = render({ ...model, bodies: bounded.bodies, omitted: { ...bounded.omitted, maxBytes } });
-  if (bytes(clipped) <= maxBytes) return clipped;
-  // every body clipped to nothing still leaves a note each: the page without bodies, which fits
-  return render({ ...model, bodies: {}, omitted: { blocks: bounded.omitted.blocks, bytes: bytes(JSON.stringify(model.bodies ?? {})), maxBytes } });
+  const order = [...model.activePath].reverse().filter((id) => id in bounded.bodies);
+  const onPath = new Set(order);
+  order.push(...Object.keys(bounded.bodies).filter((id) => !onPath.has(id)));
+  const leftOut = { blocks: bounded.omitted.blocks, bytes: bytes(JSON.stringify(model.bodies ?? {})), maxBytes };
+  for (let keep = order.length; ; keep = Math.floor(keep / 2)) {
+    const bodies = Object.fromEntries(order.slice(0, keep).map((id) => [id, bounded.bodies[id]]));
+    const text = render({ ...model, bodies, omitted: keep === order.length ? { ...bounded.omitted, maxBytes } : leftOut });
+    if (keep === 0 || bytes(text) <= maxBytes) return text;
+  }
 }
 
 export async function exportSession(location: string, options: ExportOptions): Promise<string> {

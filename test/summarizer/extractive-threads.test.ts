@@ -41,17 +41,22 @@ describe("threaded extractive summarizer", () => {
   it("an abort stops a running summary and one still waiting; the threads go on serving", async () => {
     const summarizer = threadedExtractiveSummarizer(1);
     try {
-      const running = new AbortController();
+      const stopRunning = new AbortController();
       const waitingToo = new AbortController();
       const big = transcript(6000);
-      const first = summarizer.summarize(request(big, running.signal));
+      const first = summarizer.summarize(request(big, stopRunning.signal));
       const second = summarizer.summarize(request(big, waitingToo.signal));
       waitingToo.abort();
       await assert.rejects(second, SummarizationAbortedError);
-      running.abort();
+      stopRunning.abort();
       await assert.rejects(first, SummarizationAbortedError);
       const after = await summarizer.summarize(request(transcript(10)));
       assert.equal(after.text, extractiveSummary(transcript(10), "history"));
+      // close() fails what runs and what waits
+      const running = assert.rejects(summarizer.summarize(request(big)), /threads were stopped/);
+      const waiting = assert.rejects(summarizer.summarize(request(big)), /threads were stopped/);
+      await summarizer.close();
+      await Promise.all([running, waiting]);
     } finally {
       await summarizer.close();
     }
