@@ -5,6 +5,7 @@
 import type { Dialect } from "../format/dialects/index.js";
 import type { StoreArchive, StoreKind } from "../storage/types.js";
 import { InvalidBodyError } from "../storage/bodies.js";
+import { forgetOpenIndex } from "../storage/open-index-file.js";
 import type { LoadIssue } from "../storage/load.js";
 import { loadFileIndex } from "../storage/reads.js";
 import { describePathProblem, type PathProblem } from "../format/path.js";
@@ -186,8 +187,10 @@ export class SessionView {
     // closed comes back as malformed JSON): only lines not reported yet are new
     const reported = new Set(this.issues.map((issue) => issue.line));
     const found = loaded.issues.some((issue) => issue.line === cause.line);
-    // a line JSON.parse reads as valid (a key written twice) is kept, so only the cause names it
-    const issues = found ? loaded.issues : [...loaded.issues, { kind: "invalid-entry" as const, line: cause.line, message: cause.problem, skipped: false }];
+    // a line JSON.parse reads as valid (a key written twice) is kept, so only the cause names it;
+    // a stale open index is dropped, and the line, valid as it is, is nothing to report
+    if (cause.stale) forgetOpenIndex(file);
+    const issues = found || cause.stale ? loaded.issues : [...loaded.issues, { kind: "invalid-entry" as const, line: cause.line, message: cause.problem, skipped: false }];
     for (const issue of issues) {
       if (reported.has(issue.line)) continue;
       this.issues.push(issue);

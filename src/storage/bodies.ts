@@ -14,6 +14,8 @@ import { validateEntry } from "../format/validate.js";
 export interface DeferredBody {
   readonly id: string;
   readonly type: string;
+  /** the parent id the entry was indexed with, when the reader should check it (the tree's nodes) */
+  readonly parentId?: string | null;
   /** 1-based line number, for errors */
   readonly line: number;
   /** byte range of the line */
@@ -132,6 +134,8 @@ export class InvalidBodyError extends Error {
     readonly line: number,
     readonly entryId: string,
     readonly problem: string,
+    /** the line is a valid entry, but not the one the open indexed (an open index that went stale): nothing to report */
+    readonly stale = false,
   ) {
     super(`${path}:${line}: entry ${entryId} is not a valid entry (${problem}); fix or remove that line`);
     this.name = "InvalidBodyError";
@@ -221,6 +225,11 @@ export class BodyReader {
     if (!this.validatedAtLoad) {
       const problem = validateEntry(value, true);
       if (problem) throw new InvalidBodyError(this.path, d.line, d.id, problem);
+    }
+    // the tree was built with another parent: an open index that another program's rewrite left
+    // stale, or a parentId written twice (JSON.parse keeps the last): the file is read again in full
+    if (d.parentId !== undefined && (entry.parentId ?? null) !== d.parentId) {
+      throw new InvalidBodyError(this.path, d.line, d.id, `its parentId is ${JSON.stringify(entry.parentId)}, not ${JSON.stringify(d.parentId)} as indexed`, true);
     }
     return entry;
   }

@@ -175,6 +175,16 @@ function sweep(dir: string, keep: string): void {
   });
 }
 
+/** Removes the open index of the session at `path` (one found to be stale); nothing when there is none. */
+export function forgetOpenIndex(path: string, env: NodeJS.ProcessEnv = process.env): void {
+  const at = openIndexPath(path, env);
+  try {
+    if (at) unlinkSync(at.where);
+  } catch {
+    // none, or removed meanwhile
+  }
+}
+
 export interface IndexedRead {
   reader: SessionReader;
   size: number;

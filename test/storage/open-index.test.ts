@@ -158,6 +158,39 @@ describe("open index", () => {
     }
   });
 
+  test("a rewrite in place that the checks miss (a parent swapped at the same length, bytes no sample covers, then an append) is caught when the body is read: the file is read in full and the index dropped", () => {
+    const path = join(dir, "swapped.jsonl");
+    const original = sessionText(200);
+    writeFileSync(path, original);
+    seen(path, withIndex());
+    // a message line in the middle that none of the 20 sampled 4 KB blocks touches
+    const size = Buffer.byteLength(original);
+    const last = size - 4096;
+    const sampled = Array.from({ length: 20 }, (_, i) => Math.floor((last * i) / 19));
+    const lines = original.split("\n");
+    let offset = 0;
+    let target = -1;
+    for (let i = 0; i < lines.length; i++) {
+      const end = offset + Buffer.byteLength(lines[i]) + 1;
+      const untouched = sampled.every((at) => at + 4096 <= offset || at >= end);
+      if (i > lines.length / 2 && untouched && lines[i].includes('"parentId":"e') && lines[i].includes('"type":"message"')) {
+        target = i;
+        break;
+      }
+      offset = end;
+    }
+    assert.ok(target > 0, "found a line no sample covers");
+    const parent = /"parentId":"(e\d+)"/.exec(lines[target])![1];
+    const other = `e${String(Number(parent.slice(1)) - 2).padStart(parent.length - 1, "0")}`;
+    assert.equal(other.length, parent.length);
+    lines[target] = lines[target].replace(`"parentId":"${parent}"`, `"parentId":"${other}"`);
+    writeFileSync(path, lines.join("\n")); // in place: the same inode
+    appendFileSync(path, line({ type: "label", id: "w1", parentId: "e1", timestamp: "t", targetId: "e1", label: "w" }));
+    assert.equal(scanned(path) < statSync(path).size, true, "the checks pass: only the appended line is read");
+    assert.deepEqual(seen(path, withIndex()), seen(path, withoutIndex()));
+    assert.equal(existsSync(openIndexPath(path, withIndex())!.where), false, "the stale index is gone");
+  });
+
   test("a torn, emptied or foreign index is ignored: the open reads the file and replaces it", () => {
     const path = join(dir, "damaged.jsonl");
     writeFileSync(path, sessionText(200));
