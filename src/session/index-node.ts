@@ -78,3 +78,12 @@ export function contextStart(compaction: IndexNode): IndexNode {
   for (let n = compaction.parent; n; n = n.parent) if (n.id === keptId) return n;
   return compaction;
 }
+
+/**
+ * The step of a walk up from `from` towards the root: each node's parent, or, for `toContext`,
+ * none past where the context of `from` starts (contextStart of its latest compaction).
+ */
+export function stepUp(from: IndexNode, toContext: boolean): (node: IndexNode) => IndexNode | undefined {
+  const top = toContext && from.compaction ? contextStart(from.compaction) : undefined;
+  return (node) => (node === top ? undefined : node.parent);
+}

@@ -23,7 +23,7 @@ import type { AgentMessage } from "../format/message-types.js";
 import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import { ContextMemo } from "./context-memo.js";
 import { buildForest } from "./forest.js";
-import { childrenOf, contextStart, IndexNode, relinkModels, sourcesModel } from "./index-node.js";
+import { childrenOf, IndexNode, relinkModels, sourcesModel, stepUp } from "./index-node.js";
 import { LazyBodies } from "./lazy-bodies.js";
 
 // src/index.ts, the CLI and tests take flattenTree from here
@@ -221,8 +221,7 @@ export class TreeIndex {
     if (!node.rooted) return pathToRoot(this.bodies.entryOf(node), (x) => this.get(x), onProblem);
     // One walk to size the array, one to fill it from the leaf end, a body read only for an entry
     // still on disk; from "context", both stop where the latest compaction's context starts.
-    const top = from && node.compaction ? contextStart(node.compaction) : undefined;
-    const up = (n: IndexNode) => (n === top ? undefined : n.parent);
+    const up = stepUp(node, from === "context");
     let depth = 0;
     for (let n: IndexNode | undefined = node; n; n = up(n)) depth++;
     const path = new Array<SessionEntry>(depth);

@@ -12,7 +12,7 @@
  * that does not add up, decodes to undefined.
  */
 import { createHash } from "node:crypto";
-import { type CallColumns, type CallSource, DEFERRED } from "./open-index.js";
+import { type CallColumns, type CallSource, DEFERRED, kindOf, roleOf, typeOf } from "./open-index.js";
 
 const MAGIC = "bonsaiIx";
 const SUM_BYTES = 20;
@@ -29,7 +29,7 @@ export function encodeIndex(head: IndexHead, calls: CallColumns): Buffer | undef
   const n = calls.length;
   const { packed, ids, parents, names } = calls;
   if (names.length > MAX_NAMES) return undefined;
-  const deferred = (i: number) => (packed[i] & 0xf) === DEFERRED;
+  const deferred = (i: number) => kindOf(packed[i]) === DEFERRED;
   // most parents are the call just before: the map of every id is made only for the others
   let withId: Map<string, number> | undefined;
   const extras = new Map<string, number>();
@@ -85,14 +85,11 @@ export function encodeIndex(head: IndexHead, calls: CallColumns): Buffer | undef
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-/** The calls of an index as its columns, read without building a list (open-index.ts, CallSource). */
-export interface IndexColumns {
-  count: number;
-  source: CallSource;
-}
-
-/** The head and the calls of an index's bytes, or undefined when they are not an index this code wrote. */
-export function decodeIndex(data: Buffer): { head: IndexHead; calls: IndexColumns } | undefined {
+/**
+ * The head and the calls of an index's bytes (a source that reads them from the columns without
+ * building a list), or undefined when they are not an index this code wrote.
+ */
+export function decodeIndex(data: Buffer): { head: IndexHead; calls: CallSource } | undefined {
   const headAt = MAGIC.length + SUM_BYTES;
   if (data.length < headAt + 4 || data.toString("latin1", 0, MAGIC.length) !== MAGIC) return undefined;
   if (!createHash("sha1").update(data.subarray(headAt)).digest().equals(data.subarray(MAGIC.length, headAt))) return undefined;
@@ -124,13 +121,10 @@ export function decodeIndex(data: Buffer): { head: IndexHead; calls: IndexColumn
   if (idStarts[idCount] !== idText.length) return undefined;
   for (let i = 0; i < n; i++) {
     const packed = fields[4 * i + 3];
-    const kind = packed & 0xf;
+    const kind = kindOf(packed);
     const parent = fields[4 * i + 2];
     if (!Number.isSafeInteger(offsets[i]) || offsets[i] < 0 || fields[4 * i + 1] < 0 || parent < NONE || parent >= idCount) return undefined;
-    if (kind === 0) {
-      const roleAt = packed >>> 16;
-      if (((packed >>> 4) & 0xfff) >= names.length || roleAt > names.length) return undefined;
-    } else if (kind > 3) return undefined;
+    if (kind === DEFERRED ? typeOf(packed, names) === undefined || roleOf(packed, names) === undefined : kind > 3) return undefined;
   }
   const idAt = (i: number) => idText.slice(idStarts[i], idStarts[i + 1]);
   const source: CallSource = (visit) => {
@@ -139,20 +133,20 @@ export function decodeIndex(data: Buffer): { head: IndexHead; calls: IndexColumn
     let last = "";
     for (let i = 0; i < n; i++) {
       const packed = fields[4 * i + 3];
-      const kind = packed & 0xf;
-      if (kind !== 0) {
+      const kind = kindOf(packed);
+      if (kind !== DEFERRED) {
         visit(kind, "", "", null, null, fields[4 * i], offsets[i], fields[4 * i + 1]);
         continue;
       }
       const parent = fields[4 * i + 2];
       const parentId = parent === NONE ? null : parent === lastAt ? last : idAt(parent);
-      const roleAt = packed >>> 16;
       last = idAt(i);
       lastAt = i;
-      visit(0, names[(packed >>> 4) & 0xfff], last, parentId, roleAt === 0 ? null : names[roleAt - 1], fields[4 * i], offsets[i], fields[4 * i + 1]);
+      // checked above: both are in `names`
+      visit(DEFERRED, typeOf(packed, names)!, last, parentId, roleOf(packed, names)!, fields[4 * i], offsets[i], fields[4 * i + 1]);
     }
   };
-  return { head, calls: { count: n, source } };
+  return { head, calls: source };
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

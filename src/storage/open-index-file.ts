@@ -23,8 +23,8 @@ import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { BodyLoading, EntrySink } from "./load-types.js";
-import { CallColumns, RecordingSink, replaySinkCalls } from "./open-index.js";
-import { decodeIndex, encodeIndex, type IndexColumns } from "./open-index-codec.js";
+import { CallColumns, type CallSource, RecordingSink, replaySinkCalls } from "./open-index.js";
+import { decodeIndex, encodeIndex } from "./open-index-codec.js";
 import { forEachDescriptorLine } from "./read-lines.js";
 import { type ReaderState, SessionReader } from "./session-reader.js";
 
@@ -82,7 +82,7 @@ interface StoredHead {
 }
 
 type StoredIndex = StoredHead & { calls: CallColumns };
-type ReadIndex = StoredHead & { calls: IndexColumns };
+type ReadIndex = StoredHead & { calls: CallSource };
 
 const isRange = (value: unknown): boolean => {
   const range = value as { line?: unknown; offset?: unknown; length?: unknown } | null;
@@ -208,31 +208,31 @@ export function readThroughOpenIndex(path: string, fd: number, bodies: BodyLoadi
     stored = undefined;
   }
   let reader: SessionReader | undefined;
-  let earlier: IndexColumns | undefined;
+  let earlier: CallSource | undefined;
   let from = { offset: 0, lines: 0 };
   if (stored) {
     const text = (offset: number, length: number) => {
       const buffer = Buffer.allocUnsafe(length);
       return buffer.toString("utf8", 0, readSync(fd, buffer, 0, length, offset));
     };
-    const replayed = replaySinkCalls(stored.calls.source, index, text);
+    const replayed = replaySinkCalls(stored.calls, index, text);
     if (replayed) {
       earlier = stored.calls;
       from = { offset: stored.state.bytes, lines: stored.state.lines };
+      reader = SessionReader.resume(stored.state, replayed.header, replayed.titleSlotText, bodies, index);
     }
-    if (replayed) reader = SessionReader.resume(stored.state, replayed.header, replayed.titleSlotText, bodies, index);
   }
   // calls are recorded only when this read will be long enough to be worth a new index
-  const writeAfter = env.BONSAI_INDEX_MIN_BYTES ? Number(env.BONSAI_INDEX_MIN_BYTES) : WRITE_AFTER_BYTES;
-  const recorder = at && before.size - from.offset >= Math.max(writeAfter, 1) ? new RecordingSink(index, true) : undefined;
+  const writeAfter = Math.max(1, env.BONSAI_INDEX_MIN_BYTES ? Number(env.BONSAI_INDEX_MIN_BYTES) : WRITE_AFTER_BYTES);
+  const recorder = at && before.size - from.offset >= writeAfter ? new RecordingSink(index, true) : undefined;
   if (reader && recorder) reader.redirect(recorder);
   reader ??= new SessionReader(bodies, recorder ?? index);
   const { size } = forEachDescriptorLine(fd, reader.onLine, from);
   const state = reader.stateAt(size);
-  if (at && recorder?.complete && state && state.bytes - from.offset >= Math.max(writeAfter, 1)) {
+  if (at && recorder?.complete && state && state.bytes - from.offset >= writeAfter) {
     const after = identityOf(fd);
     recorder.calls.keepThrough(state.lines);
-    const calls = earlier ? CallColumns.of(earlier.source, recorder.calls) : recorder.calls;
+    const calls = earlier ? CallColumns.of(earlier, recorder.calls) : recorder.calls;
     // the modification time vouches for the bytes only when nothing was appended while they were read
     const mtimeNs = after.size === state.bytes ? after.mtimeNs : null;
     writeStored(at.where, { format: FORMAT, path: at.real, file: { dev: after.dev, ino: after.ino, mtimeNs, bytes: state.bytes, sample: sampleHash(fd, state.bytes) }, state, calls });

@@ -18,6 +18,13 @@ const ENTRY = 1;
 const HEADER = 2;
 const TITLE_SLOT = 3;
 
+/** What a packed field (CallColumns.packed) holds: the call's kind, and a deferred call's type and role in `names`. */
+export const kindOf = (packed: number): number => packed & 0xf;
+const typeAt = (packed: number): number => (packed >>> 4) & 0xfff;
+const roleAt = (packed: number): number => packed >>> 16;
+export const typeOf = (packed: number, names: readonly string[]): string | undefined => names[typeAt(packed)];
+export const roleOf = (packed: number, names: readonly string[]): string | null | undefined => (roleAt(packed) === 0 ? null : names[roleAt(packed) - 1]);
+
 /**
  * Calls as columns, one element per call, in the layout the index's bytes use (open-index-codec.ts):
  * a read of 50,000 entries records without making an object per call, into arrays that double as
@@ -41,7 +48,7 @@ export class CallColumns {
   push(kind: number, type: string, id: string, parentId: string | null, role: string | null, line: number, offset: number, length: number): void {
     const i = this.length++;
     if (i === this.packed.length) this.grow();
-    this.packed[i] = kind === DEFERRED ? (this.nameAt(type) << 4) | ((role === null ? 0 : this.nameAt(role) + 1) << 16) : kind;
+    this.packed[i] = kind === DEFERRED ? (this.nameAt(type) << 4) | ((role === null ? 0 : this.nameAt(role) + 1) << 16) : kind; // read by kindOf, typeOf, roleOf
     this.lines[i] = line;
     this.lengths[i] = length;
     this.offsets[i] = offset;
@@ -87,10 +94,11 @@ export class CallColumns {
   readonly source: CallSource = (visit) => {
     for (let i = 0; i < this.length; i++) {
       const packed = this.packed[i];
-      const kind = packed & 0xf;
-      const roleAt = packed >>> 16;
+      const kind = kindOf(packed);
       const deferred = kind === DEFERRED;
-      visit(kind, deferred ? this.names[(packed >>> 4) & 0xfff] : "", this.ids[i] ?? "", this.parents[i] ?? null, deferred && roleAt > 0 ? this.names[roleAt - 1] : null, this.lines[i], this.offsets[i], this.lengths[i]);
+      const type = deferred ? (typeOf(packed, this.names) ?? "") : "";
+      const role = deferred ? (roleOf(packed, this.names) ?? null) : null;
+      visit(kind, type, this.ids[i] ?? "", this.parents[i] ?? null, role, this.lines[i], this.offsets[i], this.lengths[i]);
     }
   };
 

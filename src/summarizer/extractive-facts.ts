@@ -232,16 +232,10 @@ const correctionsOf = (facts: Pick<ConversationFacts, "said">, by: "user" | "any
 /** What the span's sentences retire, read once per span (its `said` list) and speaker: many items are checked against them. */
 const spanRetirements = new WeakMap<object, Map<string, Retirement[]>>();
 function retirementsBy(facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): Retirement[] {
-  let bySpeaker = spanRetirements.get(facts.said);
-  if (!bySpeaker) {
-    bySpeaker = new Map();
-    spanRetirements.set(facts.said, bySpeaker);
-  }
-  let retirements = bySpeaker.get(by);
-  if (!retirements) {
-    retirements = retirementsOf(correctionsOf(facts, by));
-    bySpeaker.set(by, retirements);
-  }
+  const bySpeaker = spanRetirements.get(facts.said) ?? new Map<string, Retirement[]>();
+  spanRetirements.set(facts.said, bySpeaker);
+  const retirements = bySpeaker.get(by) ?? retirementsOf(correctionsOf(facts, by));
+  bySpeaker.set(by, retirements);
   return retirements;
 }
 
