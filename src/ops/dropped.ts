@@ -10,7 +10,7 @@ import type { SessionEntry } from "../format/entry-types.js";
 import { messageFromEntry } from "../format/entry-messages.js";
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
-import { mentions, normalizeForMatch } from "../summarizer/coverage.js";
+import { mentionedIn, normalizeForMatch } from "../summarizer/coverage.js";
 import { type EvalFact, type FactKind, spanFacts } from "./eval-facts.js";
 import { readTarget, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
 
@@ -65,7 +65,8 @@ export function droppedAt(path: readonly SessionEntry[], at: number): Compaction
   const messages = span.flatMap((e) => messageFromEntry(e) ?? []);
   const facts = spanFacts(messages);
   const texts = new Map<string, string>();
-  const dropped = facts.filter((fact) => !mentions(entry.summary, fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact, span, texts) }));
+  const kept = mentionedIn(entry.summary);
+  const dropped = facts.filter((fact) => !kept(fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact, span, texts) }));
   return { compactionId: entry.id, summarizedEntries: span.length, facts: facts.length, dropped };
 }
 

@@ -44,22 +44,33 @@ const clip = (text: string) => (text.length > MAX_ITEM_CHARS ? `${text.slice(0, 
 
 /** Text compared without case, markup, quote markers, spacing and trailing punctuation. */
 export function normalizeForMatch(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/^\s*>\s?/gm, "")
+  const lower = text.normalize("NFKC").toLowerCase();
+  // each pass is skipped or kept to what changes: this runs over every summarized span (eval, drops)
+  const spaced = (lower.includes(">") ? lower.replace(/^\s*>\s?/gm, "") : lower)
     .replace(/[`*_~]/g, "")
     .replace(/[“”„«»]/g, '"')
     .replace(/[‘’]/g, "'")
-    .replace(/\s+/g, " ")
-    .replace(/[\s.,;:!?。！？]+$/, "")
-    .trim();
+    .replace(/[^\S ]\s*| \s+/g, " ");
+  let end = spaced.length;
+  while (end > 0 && TRAILING.test(spaced[end - 1])) end--;
+  return spaced.slice(0, end).trim();
+}
+
+/** What a normalized text never ends with: spacing and sentence punctuation. */
+const TRAILING = /[\s.,;:!?。！？]/;
+
+/** Whether a probe appears in `summary` (normalized), the summary normalized once for many probes. */
+export function mentionedIn(summary: string): (probe: string) => boolean {
+  const normalized = normalizeForMatch(summary);
+  return (probe) => {
+    const needle = normalizeForMatch(probe);
+    return needle.length === 0 || normalized.includes(needle);
+  };
 }
 
 /** Whether `probe` appears in `summary` (normalized). */
 export function mentions(summary: string, probe: string): boolean {
-  const needle = normalizeForMatch(probe);
-  return needle.length === 0 || normalizeForMatch(summary).includes(needle);
+  return mentionedIn(summary)(probe);
 }
 
 export interface CoverageInput {

@@ -4,7 +4,7 @@
  * read-only (source.ts).
  */
 import { CliError } from "../util/cli-error.js";
-import { boundBodies } from "./bound.js";
+import { boundBodies, measureBodies } from "./bound.js";
 import { pageHtml } from "./html.js";
 import { sessionMarkdown } from "./markdown.js";
 import type { ViewModel } from "./model.js";
@@ -21,49 +21,47 @@ export interface ExportOptions extends Omit<ReadViewOptions, "withBodies"> {
   maxBytes?: number;
 }
 
-const encoder = new TextEncoder();
-const bytes = (text: string) => encoder.encode(text).length;
+const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
 /**
- * Renders `model` with its bodies bounded so the result takes at most `maxBytes`. The bodies'
- * budget starts at what is left beside the page without bodies and is lowered by what the
- * rendering adds (escapes, Markdown around each block) until the result fits.
+ * Renders `model` with its bodies bounded so the result takes at most `maxBytes`. The bodies are
+ * measured once; their budget starts at what is left beside the page without bodies and is
+ * lowered by what the rendering adds (Markdown around each block) until the result fits, which
+ * is most often the first render. When not all bodies can be kept readable, the newest entries
+ * of the active path are kept first (bound.ts).
  */
 export function boundedRender(full: ViewModel, maxBytes: number, render: (model: ViewModel) => string): string {
-  const whole = render(full);
+  const measure = measureBodies(full.bodies ?? {});
+  const skeletonOf = (model: ViewModel) => bytes(render({ ...model, bodies: {}, omitted: { blocks: 0, bytes: 0, maxBytes } }));
   let model = full;
-  if (bytes(whole) <= maxBytes) return whole;
-  let skeleton = bytes(render({ ...model, bodies: {}, omitted: { blocks: 0, bytes: 0, maxBytes } }));
+  let skeleton = skeletonOf(model);
+  // rendered whole unless it plainly cannot fit (Markdown can be smaller than the JSON measured, never half of it)
+  if (skeleton + measure.full / 2 <= maxBytes) {
+    const whole = render(full);
+    if (bytes(whole) <= maxBytes) return whole;
+  }
   // a session of very many entries: the tree's previews are shortened before giving up
   for (const length of [40, 0]) {
     if (skeleton + 400 <= maxBytes) break;
     model = { ...model, nodes: model.nodes.map((n) => ({ ...n, preview: n.preview.slice(0, length) })) };
-    skeleton = bytes(render({ ...model, bodies: {}, omitted: { blocks: 0, bytes: 0, maxBytes } }));
+    skeleton = skeletonOf(model);
   }
   if (skeleton + 400 > maxBytes) {
     throw new CliError(`--max-bytes ${maxBytes} is too small: the page without any bodies takes ${skeleton} bytes`);
   }
-  let budget = maxBytes - skeleton - 400;
-  for (let attempt = 0; attempt < 12 && budget > 0; attempt++) {
-    const bounded = boundBodies(model.bodies ?? {}, budget);
+  // the newest entries of the active path first, then the others, newest first: what to keep when not all fit
+  const onPath = new Set(model.activePath);
+  const order = [...model.activePath].reverse().concat(model.nodes.filter((n) => !onPath.has(n.id)).map((n) => n.id).reverse());
+  for (let budget = maxBytes - skeleton - 400, attempt = 0; attempt < 12 && budget > 0; attempt++) {
+    const bounded = boundBodies(model.bodies ?? {}, budget, measure, order);
     const text = render({ ...model, bodies: bounded.bodies, omitted: { ...bounded.omitted, maxBytes } });
     const size = bytes(text);
     if (size <= maxBytes) return text;
     budget -= Math.max(size - maxBytes, Math.ceil(budget * 0.05));
   }
-  // Every body clipped to nothing still leaves a note each, which for tens of thousands of entries
-  // outgrows the bound: keep the clipped bodies of the newest entries on the active path first, as
-  // many as fit (halving until the page does), and none when even one does not.
-  const bounded = boundBodies(model.bodies ?? {}, 0);
-  const order = [...model.activePath].reverse().filter((id) => id in bounded.bodies);
-  const onPath = new Set(order);
-  order.push(...Object.keys(bounded.bodies).filter((id) => !onPath.has(id)));
-  const leftOut = { blocks: bounded.omitted.blocks, bytes: bytes(JSON.stringify(model.bodies ?? {})), maxBytes };
-  for (let keep = order.length; ; keep = Math.floor(keep / 2)) {
-    const bodies = Object.fromEntries(order.slice(0, keep).map((id) => [id, bounded.bodies[id]]));
-    const text = render({ ...model, bodies, omitted: keep === order.length ? { ...bounded.omitted, maxBytes } : leftOut });
-    if (keep === 0 || bytes(text) <= maxBytes) return text;
-  }
+  // no body fits beside the page: the page alone, which says so
+  const blocks = [...measure.entries.values()].reduce((n, e) => n + e.blocks, 0);
+  return render({ ...model, bodies: {}, omitted: { blocks, bytes: measure.full, maxBytes } });
 }
 
 export async function exportSession(location: string, options: ExportOptions): Promise<string> {

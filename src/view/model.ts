@@ -12,7 +12,7 @@ import { withoutHidden } from "../format/tree-nodes.js";
 import { clip, entryPreview } from "../messages/preview.js";
 import { type DroppedFact, droppedAt } from "../ops/dropped.js";
 import { type ArchivedOriginals, type Block, entryBlocks } from "./blocks.js";
-import { contextEstimates, type TimelinePoint, timelineOf } from "./timeline.js";
+import { compactionEstimate, type TimelinePoint, timelineOf } from "./timeline.js";
 
 /** Row flags, for the page's filters and marks. */
 export interface NodeFlags {
@@ -145,17 +145,31 @@ function fileList(details: unknown, key: "readFiles" | "modifiedFiles"): string[
   return Array.isArray(list) ? list.filter((f): f is string => typeof f === "string") : [];
 }
 
-/** Root-first path to `id` through parent links. */
-function pathTo(id: string, byId: ReadonlyMap<string, SessionEntry>): SessionEntry[] {
-  const path: SessionEntry[] = [];
-  const seen = new Set<string>();
-  let entry = byId.get(id);
-  while (entry && !seen.has(entry.id)) {
-    seen.add(entry.id);
-    path.push(entry);
-    entry = entry.parentId ? byId.get(entry.parentId) : undefined;
-  }
-  return path.reverse();
+/**
+ * Root-first paths through parent links, each walked only up to the nearest ancestor whose path
+ * is already known: the paths to a branch's compactions (visited root first) cost its length once.
+ */
+function pathFinder(byId: ReadonlyMap<string, SessionEntry>): (id: string) => SessionEntry[] {
+  const known = new Map<string, SessionEntry[]>();
+  return (id) => {
+    const tail: SessionEntry[] = [];
+    const seen = new Set<string>();
+    let head: SessionEntry[] = [];
+    let entry = byId.get(id);
+    while (entry && !seen.has(entry.id)) {
+      const above = known.get(entry.id);
+      if (above) {
+        head = above;
+        break;
+      }
+      seen.add(entry.id);
+      tail.push(entry);
+      entry = entry.parentId ? byId.get(entry.parentId) : undefined;
+    }
+    const path = head.concat(tail.reverse());
+    known.set(id, path);
+    return path;
+  };
 }
 
 /**
@@ -168,11 +182,10 @@ function compactionInfo(path: readonly SessionEntry[]): CompactionInfo {
   const [start, end] = summarizedRange(path, c);
   const drops = droppedAt(path, c);
   const summarized = path.slice(start, end).filter((e) => messageFromEntry(e) !== undefined);
-  const estimates = contextEstimates(path);
   return {
     firstKeptEntryId: entry.firstKeptEntryId,
     tokensBefore: entry.tokensBefore,
-    tokensAfter: estimates[c],
+    tokensAfter: compactionEstimate(path, c),
     summarizedFrom: summarized[0]?.id ?? null,
     summarizedCount: summarized.length,
     details: scalarDetails(entry),
@@ -206,6 +219,7 @@ function markSummarizedBranches(nodes: ViewNode[]): void {
 
 export function buildViewModel(input: ViewInput): ViewModel {
   const byId = new Map(input.entries.map((e) => [e.id, e]));
+  const pathTo = pathFinder(byId);
   const nodes: ViewNode[] = [];
   const bodies: Record<string, Block[]> = {};
   type Item = { node: SessionTreeNode; parentId: string | null; indent: number; exit?: number };
@@ -240,7 +254,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
     };
     if (item.node.label !== undefined) row.label = item.node.label;
     if (entry.type === "message" && entry.message.role === "assistant") row.model = entry.message.model;
-    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id, byId));
+    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id));
     if (entry.type === "branch_summary") row.fromId = entry.fromId;
     if (input.withBodies) bodies[entry.id] = entryBlocks(entry, input.archived);
     stack.push({ node: item.node, parentId: null, indent: 0, exit: nodes.length });

@@ -21,6 +21,24 @@ export interface TimelinePoint {
   tokensBefore?: number;
 }
 
+/** The context right after a compaction: its summary and the entries it kept, `keptTokens`. */
+function compactionBase(entry: CompactionEntry, keptTokens: number): number {
+  return estimateTokens(compactionSummaryMessageFromEntry(entry)) + keptTokens;
+}
+
+/** The estimated context at the compaction `path[at]`, as contextEstimates gives it, without estimating the rest of the path. */
+export function compactionEstimate(path: readonly SessionEntry[], at: number): number {
+  const entry = path[at] as CompactionEntry;
+  let kept = 0;
+  while (kept < at && path[kept].id !== entry.firstKeptEntryId) kept++;
+  let keptTokens = 0;
+  for (let i = kept; i < at; i++) {
+    const message = messageFromEntry(path[i]);
+    if (message) keptTokens += estimateTokens(message);
+  }
+  return compactionBase(entry, keptTokens);
+}
+
 /**
  * The estimated context tokens at every entry of a root-first path: entry i's is what the
  * context of path[0..i] estimates to.
@@ -42,7 +60,7 @@ export function contextEstimates(path: readonly SessionEntry[]): number[] {
       // the kept entries: from the first entry on the path with firstKeptEntryId, up to here
       const kept = index.get(entry.firstKeptEntryId);
       const keptTokens = kept !== undefined ? prefix[i] - prefix[kept] : 0;
-      base = estimateTokens(compactionSummaryMessageFromEntry(entry as CompactionEntry)) + keptTokens;
+      base = compactionBase(entry as CompactionEntry, keptTokens);
       from = i;
     }
     if (!index.has(entry.id)) index.set(entry.id, i);

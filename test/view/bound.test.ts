@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Block } from "../../src/view/blocks.js";
-import { boundBodies, jsonBytes } from "../../src/view/bound.js";
+import { boundBodies, jsonBytes, measureBodies, READABLE } from "../../src/view/bound.js";
 
 const text = (n: number, c = "a"): Block => ({ kind: "text", text: c.repeat(n) });
 
@@ -50,5 +50,25 @@ describe("boundBodies", () => {
     assert.ok(jsonBytes(result.bodies) <= 6_000, `${jsonBytes(result.bodies)}`);
     const [b] = result.bodies.b;
     assert.ok(b.kind === "text" && !/[\ud800-\udbff]$/.test(b.text));
+  });
+
+  it("with an order, keeps the first bodies readable when one common length would be too short, and counts the rest left out", () => {
+    const ids = Array.from({ length: 200 }, (_, i) => `e${i}`);
+    const bodies: Record<string, Block[]> = Object.fromEntries(ids.map((id) => [id, [text(3000), { kind: "meta", text: "model" } as Block]]));
+    const order = [...ids].reverse();
+    const budget = 20_000;
+    const measure = measureBodies(bodies);
+    const result = boundBodies(bodies, budget, measure, order);
+    assert.ok(jsonBytes(result.bodies) <= budget, `${jsonBytes(result.bodies)} <= ${budget}`);
+    const kept = Object.keys(result.bodies);
+    assert.ok(kept.length >= 10 && kept.length < 200, `${kept.length} kept`);
+    assert.deepEqual(kept, order.slice(0, kept.length), "the first of the order");
+    for (const id of kept) assert.equal((result.bodies[id][0] as { text: string }).text.length, READABLE);
+    assert.equal(result.omitted.blocks, kept.length + (200 - kept.length) * 2, "clipped blocks, and every block of a body left out");
+    assert.equal(result.omitted.bytes, jsonBytes(bodies) - jsonBytes(result.bodies));
+    // without an order the same budget clips every body to one (unreadable) length
+    const common = boundBodies(bodies, budget, measure);
+    assert.equal(Object.keys(common.bodies).length, 200);
+    assert.ok((common.bodies.e0[0] as { text: string }).text.length < 100);
   });
 });

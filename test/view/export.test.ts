@@ -9,6 +9,7 @@ import { viewModelOf } from "../../src/view/source.js";
 import { runBonsai } from "../helpers/cli.js";
 import { tempDir } from "../helpers/session-builders.js";
 import { EXAMPLE } from "../helpers/view-sessions.js";
+import { READABLE } from "../../src/view/bound.js";
 
 const { dir, cleanup } = tempDir();
 after(cleanup);
@@ -37,15 +38,35 @@ describe("bonsai export", () => {
     assert.ok(model.threshold && model.threshold.contextWindow > 0, "the window comes from the model registry");
   });
 
-  it("--max-bytes bounds the page and the page says what it left out", async () => {
+  it("--max-bytes bounds the page: long bodies are clipped to one length, each saying so", async () => {
     const out = join(dir, "small.html");
+    const run = await runBonsai(["export", EXAMPLE, "--html", "-o", out, "--max-bytes", "300kb"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(statSync(out).size <= 300 * 1024, `${statSync(out).size}`);
+    const model = embeddedModel(readFileSync(out, "utf8"));
+    assert.ok(model.omitted && model.omitted.blocks > 0 && model.omitted.maxBytes === 300 * 1024);
+    assert.equal(Object.keys(model.bodies ?? {}).length, model.nodes.length, "every body is kept");
+    const clipped = Object.values(model.bodies ?? {}).flat().filter((b) => "clipped" in b && b.clipped);
+    assert.equal(clipped.length, model.omitted.blocks);
+  });
+
+  it("a bound too tight for every body keeps the newest bodies of the active path, readable, and leaves out the rest", async () => {
+    const out = join(dir, "tight.html");
     const run = await runBonsai(["export", EXAMPLE, "--html", "-o", out, "--max-bytes", "250kb"]);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(statSync(out).size <= 250 * 1024, `${statSync(out).size}`);
     const model = embeddedModel(readFileSync(out, "utf8"));
-    assert.ok(model.omitted && model.omitted.blocks > 0 && model.omitted.maxBytes === 250 * 1024);
+    const kept = new Set(Object.keys(model.bodies ?? {}));
+    assert.ok(kept.size > 0 && kept.size < model.nodes.length, `${kept.size} of ${model.nodes.length} bodies kept`);
+    const onPath = model.activePath.map((id) => kept.has(id));
+    const firstKept = onPath.indexOf(true);
+    assert.ok(firstKept > 0 && onPath.slice(firstKept).every(Boolean), "the kept bodies are the newest of the active path");
+    for (const block of Object.values(model.bodies ?? {}).flat()) {
+      const text = block.kind === "toolCall" ? block.args : "text" in block ? block.text : "";
+      assert.ok(text.length <= READABLE, `a kept body is clipped to ${READABLE} characters at most, not ${text.length}`);
+    }
     const clipped = Object.values(model.bodies ?? {}).flat().filter((b) => "clipped" in b && b.clipped);
-    assert.equal(clipped.length, model.omitted.blocks);
+    assert.ok(model.omitted && model.omitted.blocks > clipped.length, "the blocks left out are counted too");
   });
 
   it("--md prints the active path as Markdown; a database session exports the same", async () => {

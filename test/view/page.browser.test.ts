@@ -277,6 +277,12 @@ describe("a large session", () => {
     await goTo(page, recent);
     await selectedIn(page, "#entries article.selected", recent);
     assert.match((await page.locator("#entries .clipped").first().textContent()) ?? "", /more characters left out/);
+    // an early one was left out, and its card says so
+    const early = big.mainLine[1];
+    assert.equal(model.bodies?.[early], undefined);
+    await goTo(page, early);
+    await selectedIn(page, "#entries article.selected", early);
+    assert.match((await page.locator(`#entries article[data-id="${early}"]`).textContent()) ?? "", /body left out of this export/);
     assert.deepEqual(errors, []);
     await page.close();
 

@@ -4,6 +4,7 @@
  * server-sent events).
  */
 import type { Block } from "../blocks.js";
+import { exportedBody } from "../left-out.js";
 import type { ViewModel } from "../model.js";
 
 export interface PageSource {
@@ -35,7 +36,7 @@ export function embeddedSource(model: ViewModel): PageSource {
   return {
     live: false,
     model: async () => model,
-    bodies: async (ids) => Object.fromEntries(ids.map((id) => [id, model.bodies?.[id] ?? []])),
+    bodies: async (ids) => Object.fromEntries(ids.map((id) => [id, exportedBody(model, id)])),
     search: async (query) => {
       texts ??= new Map(model.nodes.map((n) => [n.id, `${n.kind}\n${n.label ?? ""}\n${n.preview}\n${(model.bodies?.[n.id] ?? []).map(blockText).join("\n")}`.toLowerCase()]));
       const q = query.toLowerCase();
