@@ -14,7 +14,7 @@ import { type ReadViewOptions, readViewModel } from "./source.js";
 /** The default bound of an export: room for a long session, small enough for a browser tab. */
 export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
 
-export interface ExportOptions extends Omit<ReadViewOptions, "withBodies"> {
+export interface ExportOptions extends Omit<ReadViewOptions, "withBodies" | "withDrops"> {
   format: "html" | "md";
   /** Markdown of every entry instead of the active path */
   all?: boolean;
@@ -66,7 +66,7 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
 
 export async function exportSession(location: string, options: ExportOptions): Promise<string> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const model = await readViewModel(location, { ...options, withBodies: true });
+  const model = await readViewModel(location, { ...options, withBodies: true, withDrops: options.format === "html" });
   if (options.format === "md") return boundedRender(model, maxBytes, (m) => sessionMarkdown(m, { all: options.all }));
   const asset = await pageAsset();
   const title = `${model.session.name ?? model.session.id} · bonsai`;

@@ -10,7 +10,7 @@ import { messageFromEntry, summarizedRange } from "../format/context.js";
 import { isCheckoutMarker, type SessionEntry, type SessionHeader, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
 import { clip, entryPreview } from "../messages/preview.js";
-import { type DroppedFact, droppedAt } from "../ops/dropped.js";
+import { type CompactionDrops, type DroppedFact, droppedAt } from "../ops/dropped.js";
 import { type ArchivedOriginals, type Block, entryBlocks } from "./blocks.js";
 import { compactionEstimate, type TimelinePoint, timelineOf } from "./timeline.js";
 
@@ -37,9 +37,12 @@ export interface CompactionInfo {
   modifiedFiles: string[];
   /** the other fields of `details` (a coverage report, …) as JSON; absent when there are none */
   moreDetails?: string;
-  /** what the summarized span held that the summary does not mention (ops/dropped.ts), and how many facts were looked for */
-  dropped: DroppedFact[];
-  factsChecked: number;
+  /**
+   * what the summarized span held that the summary does not mention (ops/dropped.ts), and how
+   * many facts were looked for; absent when not looked for (a Markdown export, which shows neither)
+   */
+  dropped?: DroppedFact[];
+  factsChecked?: number;
 }
 
 export interface ViewNode {
@@ -103,6 +106,8 @@ export interface ViewInput {
   reserveTokens: number;
   /** include every body (an export) */
   withBodies?: boolean;
+  /** look for what each compaction dropped (default true) */
+  withDrops?: boolean;
 }
 
 function flagsOf(entry: SessionEntry): NodeFlags {
@@ -172,15 +177,16 @@ function pathFinder(byId: ReadonlyMap<string, SessionEntry>): (id: string) => Se
   };
 }
 
+const dropsOf = (drops: CompactionDrops) => ({ dropped: drops.dropped, factsChecked: drops.facts });
+
 /**
  * What a compaction at the end of `path` stands for: the entries from where the previous
  * compaction's kept entries began (or the root) up to its own first kept entry.
  */
-function compactionInfo(path: readonly SessionEntry[]): CompactionInfo {
+function compactionInfo(path: readonly SessionEntry[], withDrops: boolean): CompactionInfo {
   const c = path.length - 1;
   const entry = path[c] as SessionEntry & { type: "compaction" };
   const [start, end] = summarizedRange(path, c);
-  const drops = droppedAt(path, c);
   const summarized = path.slice(start, end).filter((e) => messageFromEntry(e) !== undefined);
   return {
     firstKeptEntryId: entry.firstKeptEntryId,
@@ -192,8 +198,7 @@ function compactionInfo(path: readonly SessionEntry[]): CompactionInfo {
     readFiles: fileList(entry.details, "readFiles"),
     modifiedFiles: fileList(entry.details, "modifiedFiles"),
     ...(otherDetails(entry.details) ? { moreDetails: otherDetails(entry.details) } : {}),
-    dropped: drops.dropped,
-    factsChecked: drops.facts,
+    ...(withDrops ? dropsOf(droppedAt(path, c)) : {}),
   };
 }
 
@@ -254,7 +259,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
     };
     if (item.node.label !== undefined) row.label = item.node.label;
     if (entry.type === "message" && entry.message.role === "assistant") row.model = entry.message.model;
-    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id));
+    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id), input.withDrops ?? true);
     if (entry.type === "branch_summary") row.fromId = entry.fromId;
     if (input.withBodies) bodies[entry.id] = entryBlocks(entry, input.archived);
     stack.push({ node: item.node, parentId: null, indent: 0, exit: nodes.length });

@@ -13,6 +13,8 @@ import { buildViewModel, type ViewModel } from "./model.js";
 export interface ReadViewOptions {
   /** include every body (an export) */
   withBodies?: boolean;
+  /** look for what each compaction dropped (default true; a Markdown export does not show it) */
+  withDrops?: boolean;
   /** the model's context window in tokens; looked up in pi-ai's registry when absent */
   contextWindow?: number;
   reserveTokens?: number;
@@ -49,6 +51,7 @@ export async function viewModelOf(session: SessionManager, location: string, opt
     contextWindow,
     reserveTokens: options.reserveTokens ?? DEFAULT_COMPACTION_SETTINGS.reserveTokens,
     withBodies: options.withBodies,
+    withDrops: options.withDrops,
   });
 }
 

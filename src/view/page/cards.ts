@@ -54,7 +54,7 @@ function compactionMeta(node: ViewNode): HTMLElement {
   const files = [...c.readFiles.map((f) => `read      ${f}`), ...c.modifiedFiles.map((f) => `modified  ${f}`)];
   if (files.length > 0) meta.append(h("details", { class: "files" }, h("summary", {}, "files"), h("pre", {}, files.join("\n"))));
   if (c.moreDetails) meta.append(h("details", { class: "more-details" }, h("summary", {}, "details"), h("pre", {}, c.moreDetails)));
-  if (c.dropped.length > 0) {
+  if (c.dropped && c.dropped.length > 0) {
     const items = c.dropped.map((fact) => h("li", {}, `${fact.kind}: ${fact.text}`, ...(fact.entryId ? [" · ", link(fact.entryId)] : [])));
     meta.append(
       h("details", { class: "dropped" }, h("summary", {}, `not in the summary: ${c.dropped.length} of ${c.factsChecked} facts`), h("ul", {}, ...items)),

