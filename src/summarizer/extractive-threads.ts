@@ -6,7 +6,7 @@
  * thread stopped and replaced, so `--timeout` really frees the slot. The default leaves the main
  * thread a core of its own (one thread fewer than the cores, at least one). Threads keep the
  * process alive only while they work. Where a thread cannot start (no worker file beside this
- * module), requests are summarized on the calling thread as before.
+ * module), requests are summarized on the calling thread as before, and the warning says so.
  */
 import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
@@ -26,8 +26,18 @@ export interface ThreadedSummarizer extends Summarizer {
 interface Task {
   id: number;
   request: SummarizeRequest;
+  /** settle the request, removing its abort listeners (a long-lived signal keeps none behind) */
   resolve: (result: SummarizeResult) => void;
   reject: (error: Error) => void;
+  /** listens for the request's abort until the task settles */
+  onAbort: (listener: () => void) => void;
+}
+
+export interface ThreadOptions {
+  /** hears that the threads could not start and summaries run on the calling thread */
+  onWarning?: (message: string) => void;
+  /** starts a thread (tests start one that cannot load) */
+  start?: () => Worker;
 }
 
 interface Slot {
@@ -54,8 +64,9 @@ function startWorker(): Worker {
   return new Worker(bootstrap, { eval: true });
 }
 
-export function threadedExtractiveSummarizer(threads: number = defaultThreads()): ThreadedSummarizer {
+export function threadedExtractiveSummarizer(threads: number = defaultThreads(), options: ThreadOptions = {}): ThreadedSummarizer {
   const inline = extractiveSummarizer();
+  const start = options.start ?? startWorker;
   const waiting: Task[] = [];
   const slots: Slot[] = [];
   let nextId = 0;
@@ -69,7 +80,7 @@ export function threadedExtractiveSummarizer(threads: number = defaultThreads())
   };
 
   const spawn = (): Slot => {
-    const worker = startWorker();
+    const worker = start();
     const slot: Slot = { worker, ready: false };
     worker.on("message", (answer: { id?: number; ready?: boolean; text?: string; error?: string }) => {
       if (answer.ready) {
@@ -85,6 +96,7 @@ export function threadedExtractiveSummarizer(threads: number = defaultThreads())
     worker.on("error", (error) => {
       if (slot.ready) return replace(slot, error);
       // a thread that cannot load its module: summarize on this thread from now on, this task too
+      if (!broken) options.onWarning?.(`the summarizer threads could not start (${error.message}); summarizing on the main thread`);
       broken = true;
       const task = slot.task;
       slot.task = undefined;
@@ -123,7 +135,7 @@ export function threadedExtractiveSummarizer(threads: number = defaultThreads())
       slot.task = task;
       slot.worker.ref();
       slot.worker.postMessage({ id: task.id, prompt: task.request.prompt, purpose: task.request.purpose });
-      task.request.signal?.addEventListener("abort", () => slot.task === task && replace(slot, new SummarizationAbortedError()), { once: true });
+      task.onAbort(() => slot.task === task && replace(slot, new SummarizationAbortedError()));
     }
   };
 
@@ -138,21 +150,37 @@ export function threadedExtractiveSummarizer(threads: number = defaultThreads())
       if (request.signal?.aborted) return Promise.reject(new SummarizationAbortedError());
       if (closed) return Promise.reject(new Error("the summarizer's threads were stopped"));
       return new Promise<SummarizeResult>((resolve, reject) => {
-        const task: Task = { id: nextId++, request, resolve, reject };
+        const listeners: (() => void)[] = [];
+        const detach = () => {
+          for (const listener of listeners.splice(0)) request.signal?.removeEventListener("abort", listener);
+        };
+        const task: Task = {
+          id: nextId++,
+          request,
+          resolve: (result) => {
+            detach();
+            resolve(result);
+          },
+          reject: (error) => {
+            detach();
+            reject(error);
+          },
+          onAbort: (listener) => {
+            if (!request.signal) return;
+            listeners.push(listener);
+            request.signal.addEventListener("abort", listener, { once: true });
+          },
+        };
         if (broken) return void runInline(task);
         waiting.push(task);
         // a request aborted while it waits leaves the queue and never starts
-        request.signal?.addEventListener(
-          "abort",
-          () => {
-            const at = waiting.indexOf(task);
-            if (at >= 0) {
-              waiting.splice(at, 1);
-              reject(new SummarizationAbortedError());
-            }
-          },
-          { once: true },
-        );
+        task.onAbort(() => {
+          const at = waiting.indexOf(task);
+          if (at >= 0) {
+            waiting.splice(at, 1);
+            task.reject(new SummarizationAbortedError());
+          }
+        });
         dispatch();
       });
     },

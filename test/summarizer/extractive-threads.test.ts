@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { getEventListeners } from "node:events";
+import { Worker } from "node:worker_threads";
 import { describe, it } from "node:test";
 import { buildServer } from "../../src/server/app.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
@@ -57,6 +59,35 @@ describe("threaded extractive summarizer", () => {
       const waiting = assert.rejects(summarizer.summarize(request(big)), /threads were stopped/);
       await summarizer.close();
       await Promise.all([running, waiting]);
+    } finally {
+      await summarizer.close();
+    }
+  });
+
+  it("a signal shared by many requests keeps no abort listener once they are done", async () => {
+    const summarizer = threadedExtractiveSummarizer(1);
+    try {
+      const shared = new AbortController();
+      const prompts = Array.from({ length: 4 }, (_, i) => transcript(10 + i));
+      await Promise.all(prompts.map((p) => summarizer.summarize(request(p, shared.signal))));
+      assert.equal(getEventListeners(shared.signal, "abort").length, 0);
+    } finally {
+      await summarizer.close();
+    }
+  });
+
+  it("threads that cannot load their module: summaries on the calling thread, and a warning that says so", async () => {
+    const warnings: string[] = [];
+    const summarizer = threadedExtractiveSummarizer(2, {
+      onWarning: (message) => warnings.push(message),
+      start: () => new Worker("throw new Error('no worker module here')", { eval: true }),
+    });
+    try {
+      const prompts = [transcript(12), transcript(13), transcript(14)];
+      const results = await Promise.all(prompts.map((p) => summarizer.summarize(request(p))));
+      results.forEach((result, i) => assert.equal(result.text, extractiveSummary(prompts[i], "history")));
+      assert.equal(warnings.length, 1, warnings.join("\n"));
+      assert.match(warnings[0], /summarizer threads could not start \(no worker module here\); summarizing on the main thread/);
     } finally {
       await summarizer.close();
     }

@@ -1,7 +1,7 @@
 /** `bonsai serve`: run the summarization endpoint (see src/server/app.ts). */
 import { type Command, InvalidArgumentError } from "commander";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
-import { CliError, runAction } from "../output.js";
+import { CliError, runAction, warn } from "../output.js";
 
 interface ServeOptions extends SummarizerOptionValues {
   port: number;
@@ -54,7 +54,7 @@ export function register(program: Command): void {
         ? await summarizerFromOptions(options)
         : options.threads === 0
           ? (await import("../../summarizer/extractive.js")).extractiveSummarizer()
-          : (await import("../../summarizer/extractive-threads.js")).threadedExtractiveSummarizer(options.threads);
+          : (await import("../../summarizer/extractive-threads.js")).threadedExtractiveSummarizer(options.threads, { onWarning: warn });
       try {
         await startServer({
           summarizer,
