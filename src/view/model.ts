@@ -108,6 +108,12 @@ export interface ViewInput {
   withBodies?: boolean;
   /** look for what each compaction dropped (default true) */
   withDrops?: boolean;
+  /**
+   * what each compaction dropped, by compaction id, kept by a caller that builds the model of the
+   * same session again (`bonsai view`): found once, since a compaction's span does not change
+   * while the file is only appended to. The caller starts a new one when the file is rewritten.
+   */
+  drops?: Map<string, CompactionDrops>;
 }
 
 function flagsOf(entry: SessionEntry): NodeFlags {
@@ -179,11 +185,19 @@ function pathFinder(byId: ReadonlyMap<string, SessionEntry>): (id: string) => Se
 
 const dropsOf = (drops: CompactionDrops) => ({ dropped: drops.dropped, factsChecked: drops.facts });
 
+function memoized<T>(memo: Map<string, T> | undefined, key: string, make: () => T): T {
+  const known = memo?.get(key);
+  if (known !== undefined) return known;
+  const made = make();
+  memo?.set(key, made);
+  return made;
+}
+
 /**
  * What a compaction at the end of `path` stands for: the entries from where the previous
  * compaction's kept entries began (or the root) up to its own first kept entry.
  */
-function compactionInfo(path: readonly SessionEntry[], withDrops: boolean): CompactionInfo {
+function compactionInfo(path: readonly SessionEntry[], withDrops: boolean, memo?: Map<string, CompactionDrops>): CompactionInfo {
   const c = path.length - 1;
   const entry = path[c] as SessionEntry & { type: "compaction" };
   const [start, end] = summarizedRange(path, c);
@@ -198,7 +212,7 @@ function compactionInfo(path: readonly SessionEntry[], withDrops: boolean): Comp
     readFiles: fileList(entry.details, "readFiles"),
     modifiedFiles: fileList(entry.details, "modifiedFiles"),
     ...(otherDetails(entry.details) ? { moreDetails: otherDetails(entry.details) } : {}),
-    ...(withDrops ? dropsOf(droppedAt(path, c)) : {}),
+    ...(withDrops ? dropsOf(memoized(memo, entry.id, () => droppedAt(path, c))) : {}),
   };
 }
 
@@ -259,7 +273,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
     };
     if (item.node.label !== undefined) row.label = item.node.label;
     if (entry.type === "message" && entry.message.role === "assistant") row.model = entry.message.model;
-    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id), input.withDrops ?? true);
+    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id), input.withDrops ?? true, input.drops);
     if (entry.type === "branch_summary") row.fromId = entry.fromId;
     if (input.withBodies) bodies[entry.id] = entryBlocks(entry, input.archived);
     stack.push({ node: item.node, parentId: null, indent: 0, exit: nodes.length });

@@ -18,6 +18,7 @@ import type { ViewModel } from "./model.js";
 import { pageAsset } from "./page-asset.js";
 import { archivedOriginals } from "../storage/archive.js";
 import { type ReadViewOptions, viewModelOf } from "./source.js";
+import type { CompactionDrops } from "../ops/dropped.js";
 
 export interface ViewServerOptions extends Pick<ReadViewOptions, "contextWindow" | "reserveTokens"> {
   /** 0: any free port */
@@ -44,13 +45,18 @@ interface Snapshot {
   model: ViewModel;
   archived: ArchivedOriginals;
   signature: string;
+  /** bonsai's own rewrites so far (pruned results, archived originals): another one starts the drops afresh */
+  rewrites: string;
+  /** what each compaction dropped, found once while only appends come (ViewInput.drops) */
+  drops: Map<string, CompactionDrops>;
 }
 
-function signatureOf(session: SessionManager, archived: ArchivedOriginals): string {
+function signatureOf(session: SessionManager, archived: ArchivedOriginals): { signature: string; rewrites: string } {
   const entries = session.getEntries();
   const last = entries[entries.length - 1];
   const pruned = entries.reduce((n, e) => n + (e.type === "message" && e.message.role === "toolResult" && e.message.prunedAt !== undefined ? 1 : 0), 0);
-  return `${entries.length}:${last?.id ?? ""}:${session.getLeafId() ?? ""}:${pruned}:${archived.size}:${session.getSessionName() ?? ""}`;
+  const rewrites = `${pruned}:${archived.size}`;
+  return { signature: `${entries.length}:${last?.id ?? ""}:${session.getLeafId() ?? ""}:${rewrites}:${session.getSessionName() ?? ""}`, rewrites };
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string): void {
@@ -66,15 +72,16 @@ export async function startViewServer(location: string, options: ViewServerOptio
     const session = await openForReading(location, options.onWarning);
     try {
       const archived = await archivedOriginals(location, options.onWarning);
-      const signature = signatureOf(session, archived);
+      const { signature, rewrites } = signatureOf(session, archived);
       if (signature === previous?.signature) {
         await session.close();
         return undefined;
       }
       // the context window is looked up once; later models keep it
       const contextWindow = options.contextWindow ?? previous?.model.threshold?.contextWindow;
-      const model = await viewModelOf(session, location, { contextWindow, reserveTokens: options.reserveTokens });
-      return { session, model, archived, signature };
+      const drops = previous && previous.rewrites === rewrites ? previous.drops : new Map<string, CompactionDrops>();
+      const model = await viewModelOf(session, location, { contextWindow, reserveTokens: options.reserveTokens, drops });
+      return { session, model, archived, signature, rewrites, drops };
     } catch (error) {
       await session.close();
       throw error;

@@ -8,13 +8,15 @@ import { openForReading, type WarningListener } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
 import { archivedOriginals } from "../storage/archive.js";
 import { redactPassword } from "../storage/database.js";
-import { buildViewModel, type ViewModel } from "./model.js";
+import { buildViewModel, type ViewInput, type ViewModel } from "./model.js";
 
 export interface ReadViewOptions {
   /** include every body (an export) */
   withBodies?: boolean;
   /** look for what each compaction dropped (default true; a Markdown export does not show it) */
   withDrops?: boolean;
+  /** what each compaction dropped, kept across builds of the same session (ViewInput.drops) */
+  drops?: ViewInput["drops"];
   /** the model's context window in tokens; looked up in pi-ai's registry when absent */
   contextWindow?: number;
   reserveTokens?: number;
@@ -52,6 +54,7 @@ export async function viewModelOf(session: SessionManager, location: string, opt
     reserveTokens: options.reserveTokens ?? DEFAULT_COMPACTION_SETTINGS.reserveTokens,
     withBodies: options.withBodies,
     withDrops: options.withDrops,
+    drops: options.drops,
   });
 }
 

@@ -103,4 +103,21 @@ describe("buildViewModel", () => {
     assert.equal(model.leafId, u1);
     assert.equal(model.threshold, null, "an unknown window draws no threshold");
   });
+
+  it("finds what a compaction dropped once for a caller that keeps the drops, and leaves them out when not asked", async () => {
+    const { file, compactionId } = await compactedExample(dir);
+    const drops = new Map();
+    const first = await readViewModel(file, { contextWindow: 0, drops });
+    const found = first.nodes.find((n) => n.id === compactionId)!.compaction!;
+    assert.ok(found.factsChecked! > 0);
+    assert.deepEqual(drops.get(compactionId)?.dropped, found.dropped, "the memo holds what was found");
+    // a later build takes the kept drops instead of looking again
+    drops.set(compactionId, { compactionId, summarizedEntries: 0, facts: 99, dropped: [{ kind: "file", text: "kept.ts", entryId: null }] });
+    const again = (await readViewModel(file, { contextWindow: 0, drops })).nodes.find((n) => n.id === compactionId)!.compaction!;
+    assert.equal(again.factsChecked, 99);
+    assert.deepEqual(again.dropped, [{ kind: "file", text: "kept.ts", entryId: null }]);
+    const none = (await readViewModel(file, { contextWindow: 0, withDrops: false })).nodes.find((n) => n.id === compactionId)!.compaction!;
+    assert.equal(none.dropped, undefined);
+    assert.equal(none.factsChecked, undefined);
+  });
 });
