@@ -18,10 +18,12 @@
  *   npm run bench:pi -- --rounds 7
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSession } from "./generate.js";
+import { publish, ratioText } from "./publish.js";
+import { median } from "./report.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const CHILD = join(import.meta.dirname, "open-child.ts");
@@ -60,12 +62,7 @@ interface ChildResult {
   openRssMb: number;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
-const ratioText = (xs: number[]) => (xs.length === 0 ? "-" : `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`);
 
 /** bonsai's growth of peak RSS over pi's; undefined below 20 MB of growth, which is allocator noise. */
 function memoryRatio(bonsai: ChildResult[] | undefined, pi: ChildResult[] | undefined): number | undefined {
@@ -159,13 +156,7 @@ function main(): void {
     ...lines,
     "",
   ].join("\n");
-  console.log(`\n${md}`);
-  if (!argv.includes("--no-write")) {
-    const dir = join(ROOT, "bench/results");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "against-pi.json"), `${JSON.stringify({ rounds, results }, null, 2)}\n`);
-    writeFileSync(join(dir, "against-pi.md"), md);
-  }
+  publish("against-pi", md, { rounds, results }, argv);
 }
 
 main();

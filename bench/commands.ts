@@ -16,10 +16,12 @@
  *   npm run bench:commands -- --rounds 5
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSession } from "./generate.js";
+import { publish, ratioText } from "./publish.js";
+import { median } from "./report.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const CHILD = join(import.meta.dirname, "command-child.ts");
@@ -34,11 +36,6 @@ interface ChildResult {
   rssMb: number;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const ratioText = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
 
 function runChild(lib: Lib, op: Op, target: string, out: string, env: NodeJS.ProcessEnv): ChildResult {
   const task = JSON.stringify({ lib, op, target, out });
@@ -100,13 +97,7 @@ function main(): void {
       ...lines,
       "",
     ].join("\n");
-    console.log(`\n${md}`);
-    if (!argv.includes("--no-write")) {
-      const dir = join(ROOT, "bench/results");
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, "commands.json"), `${JSON.stringify({ rounds, results }, null, 2)}\n`);
-      writeFileSync(join(dir, "commands.md"), md);
-    }
+    publish("commands", md, { rounds, results }, argv);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -206,7 +206,8 @@ function clipped(bodies: Record<string, Block[]>, measure: BodyMeasure, cap: num
 }
 
 /**
- * The bodies clipped so that their JSON takes at most `budget` bytes (as they are when they fit).
+ * The bodies clipped so that their JSON takes at most `budget` bytes (as they are when they fit;
+ * without `order`, a budget below what every text clipped to nothing takes is exceeded).
  * The length is found on the measured sizes, then checked on the real JSON and lowered until it
  * fits. With `order` (entry ids, most important first), a common length under MIN_COMMON keeps
  * the first bodies at that length instead, as many as fit, and leaves the others out. Pass the

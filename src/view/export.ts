@@ -24,19 +24,26 @@ export interface ExportOptions extends Omit<ReadViewOptions, "withBodies" | "wit
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
 /**
+ * The least share of its bodies' JSON a render takes: the page embeds that JSON (1); Markdown
+ * writes the text unescaped, and JSON escapes a control character in 6 bytes.
+ */
+const PAGE_SHARE = 1;
+const MARKDOWN_SHARE = 1 / 6;
+
+/**
  * Renders `model` with its bodies bounded so the result takes at most `maxBytes`. The bodies are
  * measured once; their budget starts at what is left beside the page without bodies and is
  * lowered by what the rendering adds (Markdown around each block) until the result fits, which
  * is most often the first render. When not all bodies can be kept readable, the newest entries
  * of the active path are kept first (bound.ts).
  */
-export function boundedRender(full: ViewModel, maxBytes: number, render: (model: ViewModel) => string): string {
+export function boundedRender(full: ViewModel, maxBytes: number, render: (model: ViewModel) => string, bodiesShare = MARKDOWN_SHARE): string {
   const measure = measureBodies(full.bodies ?? {});
   const skeletonOf = (model: ViewModel) => bytes(render({ ...model, bodies: {}, omitted: { blocks: 0, bytes: 0, maxBytes } }));
   let model = full;
   let skeleton = skeletonOf(model);
-  // rendered whole unless it plainly cannot fit (Markdown can be smaller than the JSON measured, never half of it)
-  if (skeleton + measure.full / 2 <= maxBytes) {
+  // rendered whole unless it plainly cannot fit: the render takes at least `bodiesShare` of the bodies' JSON
+  if (skeleton + measure.full * bodiesShare <= maxBytes) {
     const whole = render(full);
     if (bytes(whole) <= maxBytes) return whole;
   }
@@ -67,8 +74,12 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
 export async function exportSession(location: string, options: ExportOptions): Promise<string> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const model = await readViewModel(location, { ...options, withBodies: true, withDrops: options.format === "html" });
-  if (options.format === "md") return boundedRender(model, maxBytes, (m) => sessionMarkdown(m, { all: options.all }));
+  if (options.format === "md") {
+    // the bodies Markdown shows: the active path's, or every one with --all
+    const shown = options.all ? model.bodies : Object.fromEntries(model.activePath.flatMap((id) => (model.bodies?.[id] ? [[id, model.bodies[id]]] : [])));
+    return boundedRender({ ...model, bodies: shown }, maxBytes, (m) => sessionMarkdown(m, { all: options.all }), MARKDOWN_SHARE);
+  }
   const asset = await pageAsset();
   const title = `${model.session.name ?? model.session.id} · bonsai`;
-  return boundedRender(model, maxBytes, (m) => pageHtml(asset, "export", m, title));
+  return boundedRender(model, maxBytes, (m) => pageHtml(asset, "export", m, title), PAGE_SHARE);
 }

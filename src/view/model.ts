@@ -160,7 +160,7 @@ function fileList(details: unknown, key: "readFiles" | "modifiedFiles"): string[
  * Root-first paths through parent links, each walked only up to the nearest ancestor whose path
  * is already known: the paths to a branch's compactions (visited root first) cost its length once.
  */
-function pathFinder(byId: ReadonlyMap<string, SessionEntry>): (id: string) => SessionEntry[] {
+export function pathFinder(byId: ReadonlyMap<string, SessionEntry>): (id: string) => SessionEntry[] {
   const known = new Map<string, SessionEntry[]>();
   return (id) => {
     const tail: SessionEntry[] = [];
@@ -178,7 +178,8 @@ function pathFinder(byId: ReadonlyMap<string, SessionEntry>): (id: string) => Se
       entry = entry.parentId ? byId.get(entry.parentId) : undefined;
     }
     const path = head.concat(tail.reverse());
-    known.set(id, path);
+    // a walk that ended on a repeat (a parent cycle, which the forest breaks) is no path to build on
+    if (!(entry && seen.has(entry.id))) known.set(id, path);
     return path;
   };
 }

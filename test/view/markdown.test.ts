@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { boundBodies } from "../../src/view/bound.js";
-import { boundedRender } from "../../src/view/export.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { toJsonl } from "../../src/storage/file-writer.js";
+import { boundedRender, exportSession } from "../../src/view/export.js";
 import { fence, sessionMarkdown } from "../../src/view/markdown.js";
 import { readViewModel } from "../../src/view/source.js";
-import { tempDir } from "../helpers/session-builders.js";
+import { assistantEntry, tempDir, userEntry } from "../helpers/session-builders.js";
 import { compactedExample } from "../helpers/view-sessions.js";
 
 const { dir, cleanup } = tempDir();
@@ -68,5 +71,24 @@ describe("sessionMarkdown", () => {
     const md = boundedRender(model, max, (m) => sessionMarkdown(m));
     assert.ok(bytes(md) <= max, `${bytes(md)} <= ${max}`);
     for (const id of model.activePath) assert.ok(md.includes(`\`${id}\``), "every entry is still there");
+  });
+
+  it("is written whole when it fits, however large the bodies of the branches it does not show", async () => {
+    // five branches of long answers off one question; the Markdown shows only the active one
+    const entries = [userEntry("q", null, "which approach?", 1)];
+    for (let b = 0; b < 5; b++) {
+      let parent = "q";
+      for (let i = 0; i < 10; i++) {
+        const id = `b${b}e${i}`;
+        entries.push(i % 2 === 0 ? assistantEntry(id, parent, `${"long answer ".repeat(400)}${id}`, 2 + b * 10 + i) : userEntry(id, parent, `go on ${id}`, 2 + b * 10 + i));
+        parent = id;
+      }
+    }
+    const file = join(dir, "branches.jsonl");
+    writeFileSync(file, toJsonl([{ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }, ...entries]));
+    const whole = await exportSession(file, { format: "md", maxBytes: 100 * 1024 * 1024, contextWindow: 0 });
+    assert.ok(whole.includes("b4e8") && !whole.includes("b0e8"), "the active branch only");
+    const exact = await exportSession(file, { format: "md", maxBytes: bytes(whole), contextWindow: 0 });
+    assert.equal(exact, whole, "nothing clipped when the whole fits");
   });
 });

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { contextSegments, messageFromEntry } from "../../src/format/context.js";
 import { SessionManager } from "../../src/session/manager.js";
-import type { ViewModel } from "../../src/view/model.js";
+import { pathFinder, type ViewModel } from "../../src/view/model.js";
+import type { SessionEntry } from "../../src/format/entry-types.js";
 import { readViewModel } from "../../src/view/source.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
 import { compactedExample, EXAMPLE } from "../helpers/view-sessions.js";
@@ -119,5 +120,22 @@ describe("buildViewModel", () => {
     const none = (await readViewModel(file, { contextWindow: 0, withDrops: false })).nodes.find((n) => n.id === compactionId)!.compaction!;
     assert.equal(none.dropped, undefined);
     assert.equal(none.factsChecked, undefined);
+  });
+
+  it("walks each path up to the root once, and builds on a known path only when that one reached a root", () => {
+    const e = (id: string, parentId: string | null) => ({ type: "label", id, parentId, timestamp: "2026-01-01T00:00:00.000Z" }) as unknown as SessionEntry;
+    // a line from the root, and a parent cycle (c1 -> c2 -> x -> c1) that the forest breaks and shows
+    const entries = [e("r", null), e("a", "r"), e("b", "a"), e("c1", "c2"), e("c2", "x"), e("x", "c1")];
+    const byId = new Map(entries.map((entry) => [entry.id, entry]));
+    const pathTo = pathFinder(byId);
+    const ids = (id: string) => pathTo(id).map((entry) => entry.id);
+    assert.deepEqual(ids("a"), ["r", "a"]);
+    assert.deepEqual(ids("b"), ["r", "a", "b"]);
+    for (const id of ["c1", "c2", "x", "c2"]) {
+      const path = ids(id);
+      assert.equal(path.at(-1), id);
+      assert.equal(new Set(path).size, path.length, `no entry twice on the path to ${id}: ${path.join(" ")}`);
+      assert.equal(path.length, 3);
+    }
   });
 });
