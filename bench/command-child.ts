@@ -6,7 +6,8 @@
  *   node --import tsx bench/command-child.ts '{"lib":"bonsai","op":"export","target":"…","out":"…"}'
  */
 import { pathToFileURL } from "node:url";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { cpuMs, PI16, PI16_CORE, peakRssMb } from "./reference-agents.js";
 
 interface Task {
   lib: "bonsai" | "pi";
@@ -17,13 +18,6 @@ interface Task {
   out: string;
 }
 
-const ROOT = resolve(import.meta.dirname, "..");
-const PI = join(ROOT, "oracle/node_modules/@earendil-works/pi-coding-agent/dist/core");
-
-const cpuMs = (since: NodeJS.CpuUsage) => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-};
 
 async function bonsai(task: Task): Promise<() => Promise<void>> {
   const { buildProgram } = await import("../src/cli/program.js");
@@ -42,8 +36,8 @@ async function bonsai(task: Task): Promise<() => Promise<void>> {
 }
 
 async function pi(task: Task): Promise<() => Promise<void>> {
-  const { SessionManager } = await import(pathToFileURL(join(PI, "session-manager.js")).href);
-  const { exportFromFile } = await import(pathToFileURL(join(PI, "export-html/index.js")).href);
+  const { SessionManager } = await import(pathToFileURL(PI16).href);
+  const { exportFromFile } = await import(pathToFileURL(join(PI16_CORE, "export-html/index.js")).href);
   if (task.op === "export") return async () => void (await exportFromFile(task.target, { outputPath: task.out }));
   // pi has no tree command: what its /tree needs, the session opened and its tree built
   if (task.op === "tree") return async () => void SessionManager.open(task.target).getTree();
@@ -57,7 +51,7 @@ async function main(): Promise<void> {
   await run();
   const ms = cpuMs(start);
   if (process.exitCode) throw new Error(`bonsai ${task.op} failed`);
-  process.stdout.write(`${JSON.stringify({ ms, rssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+  process.stdout.write(`${JSON.stringify({ ms, rssMb: peakRssMb() })}\n`);
 }
 
 main().catch((error) => {

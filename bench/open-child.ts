@@ -6,6 +6,7 @@
  *   node --expose-gc --import tsx bench/open-child.ts '{"lib":"pi","module":"…/session-manager.js","file":"…","opens":3}'
  */
 import { pathToFileURL } from "node:url";
+import { cpuMs, peakRssMb } from "./reference-agents.js";
 
 interface Task {
   lib: "bonsai" | "pi";
@@ -21,11 +22,6 @@ interface Session {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-const cpuMs = (since: NodeJS.CpuUsage) => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-};
-const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
 
 async function main(): Promise<void> {
   const task = JSON.parse(process.argv[2]) as Task;
@@ -35,14 +31,14 @@ async function main(): Promise<void> {
   const contextMs: number[] = [];
   let messages = 0;
   gc();
-  const baseline = maxRssMb();
+  const baseline = peakRssMb();
   let peak = baseline;
   for (let i = 0; i < task.opens; i++) {
     gc();
     const start = process.cpuUsage();
     const session = open(task.file);
     openMs.push(cpuMs(start));
-    if (i === 0) peak = maxRssMb();
+    if (i === 0) peak = peakRssMb();
     const built = process.cpuUsage();
     messages = session.buildSessionContext().messages.length;
     contextMs.push(cpuMs(built));

