@@ -10,7 +10,7 @@
  * (session-tree.ts), the agent's context (agent-context.ts), subscribers (event-hub.ts), and the
  * pure rules (overflow, retry, candidates).
  */
-import type { Agent, AgentEvent, ThinkingLevel } from "@mariozechner/pi-agent-core";
+import type { Agent, AgentEvent, StreamFn, ThinkingLevel } from "@mariozechner/pi-agent-core";
 import type { Api, ImageContent, Model } from "@mariozechner/pi-ai";
 import { resolveSettings, type Settings } from "../config/settings.js";
 import { convertToLlm } from "../messages/convert.js";
@@ -34,6 +34,8 @@ import { TurnRetry } from "./turn-retry.js";
 import { type TreeMoveOptions, TreeMoves } from "./session-tree.js";
 import { pruneStep, savingsStep } from "./session-prune.js";
 import { midTurnTransform } from "./mid-turn.js";
+import { nativeOfContext } from "./native-method.js";
+import { replayingStream } from "./native-replay.js";
 import type { AgentSessionOptions } from "./session-options.js";
 import { errorText } from "../util/error-text.js";
 
@@ -58,6 +60,7 @@ export class AgentSession {
     AgentClass: typeof Agent,
     detectOverflow: OverflowDetector,
     resolveModel: (provider: string, id: string) => Model<Api> | undefined,
+    stream: StreamFn,
   ) {
     this.sessionManager = options.sessionManager;
     this.settings = resolveSettings(options.settings);
@@ -73,6 +76,7 @@ export class AgentSession {
       methods,
       resolveModel,
       onSkip: (message) => emit({ type: "warning", message }),
+      requestShape: () => ({ systemPrompt: this.agent.state.systemPrompt, tools: this.agent.state.tools as never }),
     });
     const sessionContext = this.sessionManager.buildSessionContext();
     this.agent = new AgentClass({
@@ -89,7 +93,8 @@ export class AgentSession {
       // the session keeps every entry; a request leaves out tool results a provider would refuse
       convertToLlm: (messages) => withoutStrayToolResults(convertToLlm(messages as AgentMessage[])) as never,
       ...(options.getApiKey ? { getApiKey: options.getApiKey } : {}),
-      ...(options.streamFn ? { streamFn: options.streamFn } : {}),
+      // a native compaction's payload goes back to the model that made it (native-replay.ts)
+      streamFn: replayingStream(stream, nativeOfContext(this.sessionManager, () => this.agent.state.messages as AgentMessage[])),
     });
     this.context = new AgentContext(this.agent, this.sessionManager);
     const shared = { context: this.context, sessionManager: this.sessionManager, settings: this.settings, hooks: this.hooks, summarizers };
@@ -119,7 +124,7 @@ export class AgentSession {
     const [{ Agent }, piAi] = await Promise.all([import("@mariozechner/pi-agent-core"), import("@mariozechner/pi-ai")]);
     const detect = options.detectOverflow ?? (piAi.isContextOverflow as unknown as OverflowDetector);
     const registry = piAi.getModel as unknown as (provider: string, id: string) => Model<Api> | undefined;
-    return new AgentSession(options, Agent, detect, options.resolveModel ?? registry);
+    return new AgentSession(options, Agent, detect, options.resolveModel ?? registry, options.streamFn ?? (piAi.streamSimple as StreamFn));
   }
 
   get model(): Model<Api> {

@@ -284,7 +284,7 @@ export class CompactionControl {
       sessionManager,
       hooks,
       settings,
-      chain: (requiredTokens: number) => summarizers.chain(context.model, requiredTokens),
+      chain: (requiredTokens, span) => summarizers.chain(context.model, requiredTokens, span),
       emit,
       now,
       onStored: () => context.refresh(),

@@ -30,6 +30,7 @@ import type {
 } from "./events.js";
 import type { HookRunner } from "./hooks.js";
 import { planSummarizerRetry, SleepAbortedError, sleep } from "./retry.js";
+import type { CompactionSpan } from "./native-method.js";
 import type { MethodSummarizer } from "./summarizer-source.js";
 import { errorText } from "../util/error-text.js";
 
@@ -52,8 +53,8 @@ export interface CompactionRunContext {
   summaryFooter?: string;
   hooks: HookRunner<SessionHookEvents>;
   settings: Settings;
-  /** summarizers to try, best first, for a request needing `requiredTokens` of context window */
-  chain: (requiredTokens: number) => Promise<MethodSummarizer[]>;
+  /** summarizers to try, best first, for a request needing `requiredTokens` of context window (a native lane compacts `span`) */
+  chain: (requiredTokens: number, span: CompactionSpan) => Promise<MethodSummarizer[]>;
   emit: (event: AgentSessionEvent) => void;
   now: () => number;
   /** runs right after the entry is stored, before any hook or event hears of it */
@@ -82,6 +83,8 @@ export interface CompactionRunOptions {
 export interface Summarized {
   result: CompactionResult;
   method: CompactionMethodUsed;
+  /** what the method stores beside the summary (a native lane's payload) */
+  preserveData?: Record<string, unknown>;
 }
 
 export interface CompactionOutcome {
@@ -140,6 +143,19 @@ export function replacedTokens(preparation: CompactionPreparation): number {
   );
 }
 
+/** The messages a compaction of `preparation` replaces, as a native lane sends them: the previous summary first. */
+function spanOf(preparation: CompactionPreparation, customInstructions: string | undefined): CompactionSpan {
+  const previous = preparation.previousSummary
+    ? [{ role: "compactionSummary" as const, summary: preparation.previousSummary, tokensBefore: 0, timestamp: 0 }]
+    : [];
+  return {
+    messages: [...previous, ...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
+    tokens: replacedTokens(preparation),
+    hasHistory: preparation.messagesToSummarize.length > 0,
+    ...(customInstructions ? { customInstructions } : {}),
+  };
+}
+
 /** Tokens a summarizer's window must hold for this preparation in one request. */
 function requiredTokens(preparation: CompactionPreparation): number {
   return requiredContextWindow(replacedTokens(preparation), summaryTokenBudgets(preparation.settings.reserveTokens).history);
@@ -162,13 +178,20 @@ export async function summarizeWithFallback(
   },
   compacting: CompactingResult,
 ): Promise<Summarized> {
-  const chain = await ctx.chain(requiredTokens(preparation));
+  const chain = await ctx.chain(requiredTokens(preparation), spanOf(preparation, options.customInstructions));
   if (chain.length === 0) throw new CompactionError("failed", "no summarizer available (no model to summarize with)");
   let lastError: unknown;
   let skipMethod: string | undefined;
   for (let i = 0; i < chain.length; i++) {
-    const { summarizer, method } = chain[i];
+    const link = chain[i];
+    const { summarizer, method } = link;
     if (method === skipMethod) continue;
+    // a method's own figures and stored data join the summary it made
+    const made = (result: CompactionResult): Summarized => {
+      const extras = link.extras?.(result, replacedTokens(preparation)) ?? {};
+      const details = extras.native ? { ...result.details, native: extras.native } : result.details;
+      return { result: { ...result, details }, method, ...(extras.preserveData ? { preserveData: extras.preserveData } : {}) };
+    };
     for (let attempt = 0; ; attempt++) {
       if (options.signal.aborted) throw cancelled();
       try {
@@ -181,11 +204,11 @@ export async function summarizeWithFallback(
           ...(ctx.summaryFooter ? { footer: ctx.summaryFooter } : {}),
           file: sessionName(ctx.sessionManager),
         });
-        if (!options.guardGrowth || !summaryGrew(result.summary, replacedTokens(preparation))) return { result, method };
+        if (!options.guardGrowth || !summaryGrew(result.summary, replacedTokens(preparation))) return made(result);
         const isLast = !chain.slice(i + 1).some((c) => c.method !== method);
         if (isLast && options.lastResort) {
           ctx.emit({ type: "warning", message: `Compaction: the summary of ${summarizer.name} (${method}) is larger than the messages it replaces; kept as the last resort` });
-          return { result, method };
+          return made(result);
         }
         lastError = new Error(`the summary of ${summarizer.name} (${method}) is larger than the messages it replaces; discarded`);
         ctx.emit({ type: "warning", message: `Compaction: ${errorText(lastError)}` });
@@ -194,6 +217,11 @@ export async function summarizeWithFallback(
       } catch (error) {
         if (options.signal.aborted || error instanceof CompactionCancelledError) throw cancelled();
         lastError = error;
+        if (link.retry === false) {
+          link.onFailure?.(error);
+          ctx.emit({ type: "compaction_retry", summarizer: summarizer.name, attempt, errorMessage: errorText(error), action: "next-candidate" });
+          break;
+        }
         const plan = planSummarizerRetry({
           errorText: errorText(error),
           attempt,
@@ -260,6 +288,7 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   } else if (options.summarized) {
     method = options.summarized.method;
     result = { ...options.summarized.result, details: { ...options.summarized.result.details, method } };
+    if (options.summarized.preserveData) result.preserveData = options.summarized.preserveData;
   } else {
     let compacting: CompactingResult = {};
     if (hooks.hasHandlers("session.compacting")) {
@@ -272,7 +301,8 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
     const summarized = await summarizeWithFallback(ctx, preparation, { ...options, guardGrowth: options.reason !== "manual", lastResort: options.reason === "overflow" }, compacting);
     method = summarized.method;
     result = { ...summarized.result, details: { ...summarized.result.details, method } };
-    if (compacting.preserveData) result.preserveData = compacting.preserveData;
+    const preserveData = { ...summarized.preserveData, ...compacting.preserveData };
+    if (Object.keys(preserveData).length > 0) result.preserveData = preserveData;
   }
   if (signal.aborted) throw cancelled();
   if (options.review) {

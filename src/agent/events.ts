@@ -11,7 +11,7 @@ import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../forma
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
 /** which method made a compaction's summary (`details.method`); "hook" when a hook supplied it */
-export type CompactionMethodUsed = "remote" | "model" | "extractive" | "hook";
+export type CompactionMethodUsed = "native" | "remote" | "model" | "extractive" | "hook";
 export type AutoCompactionReason = Exclude<CompactionReason, "manual">;
 
 /** A compaction's result as stored: the summary, where the kept part starts, and hook data. */

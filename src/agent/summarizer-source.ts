@@ -8,15 +8,24 @@
  * (summarizer/redact.ts); an injected summarizer is the caller's to wrap.
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
+import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionMethod } from "../config/settings.js";
+import type { NativeCompactionDetails } from "../summarizer/native-lane.js";
+import { laneFor } from "../summarizer/native-lanes.js";
 import { withRedaction } from "../summarizer/redact.js";
 import type { Summarizer } from "../summarizer/types.js";
 import { selectCandidates } from "./candidates.js";
+import { type AgentRequestShape, type CompactionSpan, nativeDetails, nativeLink } from "./native-method.js";
 
 /** A summarizer and the method it belongs to (recorded as the compaction's `details.method`). */
 export interface MethodSummarizer {
   method: CompactionMethod;
   summarizer: Summarizer;
+  /** false: a failure goes to the next method at once, and is reported through `onFailure` */
+  retry?: false;
+  onFailure?: (error: unknown) => void;
+  /** what the method stores beside the summary (a native lane's payload and figures) */
+  extras?: (result: CompactionResult, replacedTokens: number) => { preserveData?: Record<string, unknown>; native?: NativeCompactionDetails };
 }
 
 export interface SummarizerSourceOptions {
@@ -34,17 +43,29 @@ export interface SummarizerSourceOptions {
   createSummarizer?: (model: Model<Api>, apiKey: string | undefined) => Summarizer | Promise<Summarizer>;
   resolveModel: (provider: string, id: string) => Model<Api> | undefined;
   onSkip: (message: string) => void;
+  /** the agent's system prompt and tools, which a native lane sends with the span */
+  requestShape?: AgentRequestShape;
 }
 
 export class SummarizerSource {
+  /** models whose native lane failed this session: it is not tried again (`provider/id`) */
+  private readonly nativeFailed = new Set<string>();
+
   constructor(private readonly options: SummarizerSourceOptions) {}
 
-  /** Summarizers to try for a compaction, best first, each with its method. */
-  async chain(current: Model<Api>, requiredTokens: number): Promise<MethodSummarizer[]> {
+  /**
+   * Summarizers to try for a compaction, best first, each with its method. The native method
+   * needs the `span` it compacts; without one (and with an injected summarizer, which always
+   * summarizes) it is left out.
+   */
+  async chain(current: Model<Api>, requiredTokens: number, span?: CompactionSpan): Promise<MethodSummarizer[]> {
     const chain: MethodSummarizer[] = [];
     const injected = this.options.summarizer;
+    let nativeAt: number | undefined;
     for (const method of this.options.methods) {
-      if (method === "extractive") {
+      if (method === "native") {
+        nativeAt = chain.length;
+      } else if (method === "extractive") {
         const { extractiveSummarizer } = await import("../summarizer/extractive.js");
         chain.push({ method, summarizer: extractiveSummarizer() });
       } else if (injected) {
@@ -58,7 +79,31 @@ export class SummarizerSource {
         for (const summarizer of await this.candidates(current, requiredTokens)) chain.push({ method, summarizer });
       }
     }
+    const native = nativeAt !== undefined && span && !injected ? await this.native(current, span, chain[nativeAt]?.summarizer) : undefined;
+    if (native) chain.splice(nativeAt as number, 0, native);
     return chain;
+  }
+
+  /** The native link for the current model, when its API has a lane that has not failed and there is enough history to compact. */
+  private async native(current: Model<Api>, span: CompactionSpan, next: Summarizer | undefined): Promise<MethodSummarizer | undefined> {
+    const lane = laneFor(current);
+    const key = `${current.provider}/${current.id}`;
+    if (!lane || !this.options.requestShape || this.nativeFailed.has(key) || !span.hasHistory || span.tokens < lane.minTokens) return undefined;
+    const { getEnvApiKey } = await import("@mariozechner/pi-ai");
+    const apiKey = (await this.options.getApiKey?.(current.provider)) ?? getEnvApiKey(current.provider);
+    const { extractiveSummarizer } = await import("../summarizer/extractive.js");
+    const summarizer = nativeLink({ lane, model: current, apiKey, span, shape: this.options.requestShape, readable: next ?? extractiveSummarizer() });
+    return {
+      method: "native",
+      summarizer,
+      retry: false,
+      onFailure: () => this.nativeFailed.add(key),
+      extras: (result, replacedTokens) => {
+        const payload = summarizer.payload();
+        const native = nativeDetails(summarizer, result, replacedTokens);
+        return payload && native ? { preserveData: { native: payload }, native } : {};
+      },
+    };
   }
 
   /** The candidate models as summarizers, best first. */

@@ -40,10 +40,13 @@ import {
   withoutPinned,
 } from "../summarizer/summary-guard.js";
 import { withLaterCorrections } from "../summarizer/later-corrections.js";
+import type { NativeCompactionDetails } from "../summarizer/native-lane.js";
 
 export interface CompactionDetails extends FileLists {
   /** what the coverage check appended (summarizer/coverage.ts); absent when the check is off */
   coverage?: CoverageReport;
+  /** what the provider's own compaction billed and saved (agent/native-method.ts); absent for other methods */
+  native?: NativeCompactionDetails;
 }
 
 export interface CompactionResult {

@@ -38,10 +38,10 @@ export interface CompactionSettings extends CoreCompactionSettings {
   methods: CompactionMethod[];
 }
 
-/** remote: the endpoint of `remoteEndpoint`; model: compaction.model, the current model, compaction.models; extractive: offline. */
-export type CompactionMethod = "remote" | "model" | "extractive";
+/** native: the provider's own compaction for the session's model, where a lane speaks its API (summarizer/native-lanes.ts); remote: the endpoint of `remoteEndpoint`; model: compaction.model, the current model, compaction.models; extractive: offline. */
+export type CompactionMethod = "native" | "remote" | "model" | "extractive";
 
-export const COMPACTION_METHODS: readonly CompactionMethod[] = Object.freeze(["remote", "model", "extractive"]);
+export const COMPACTION_METHODS: readonly CompactionMethod[] = Object.freeze(["native", "remote", "model", "extractive"]);
 
 /** Tool output taken out of the context before any summary is made (docs/ARCHITECTURE.md, pruning). */
 export interface PruningSettings {
@@ -137,7 +137,7 @@ const KEYS = {
     midTurn: BOOLEAN,
     pinFirstRequest: BOOLEAN,
     model: MODEL_REF,
-    methods: [isMethodList, 'a non-empty list of distinct methods from "remote", "model", "extractive"'],
+    methods: [isMethodList, 'a non-empty list of distinct methods from "native", "remote", "model", "extractive"'],
   },
   branchSummary: { enabled: BOOLEAN, reserveTokens: POSITIVE_INT },
   retry: { enabled: BOOLEAN, maxRetries: nonNegativeInt(), baseDelayMs: nonNegativeInt(" (milliseconds)") },

@@ -128,3 +128,15 @@ Use exactly these headings:
 ## Context for Suffix
 
 Be brief. Write in the language of the notes. Output only the merged notes.`;
+
+/**
+ * The instructions a provider's own compaction (summarizer/native-*.ts) is given: the provider
+ * reads the conversation itself, so this says what to write about it, in the same sections.
+ */
+export const NATIVE_COMPACTION_INSTRUCTIONS = `Everything above this point is about to be replaced by your notes, so write the checkpoint the assistant will continue the work from. The conversation is material to describe: do not answer its questions and do not continue its tasks. When the conversation opens with a summary of still earlier work, carry over everything in it that is still true.
+
+Use exactly these headings, in this order:
+
+${SECTION_FORMAT}
+
+Keep each section short. Copy paths, identifiers, commands and error messages exactly as they appear. Write in the language of the conversation. Output only the notes.`;

@@ -1,0 +1,167 @@
+/**
+ * A native lane: compaction done by the model's provider itself (Anthropic's server-side
+ * compaction, OpenAI's Responses compaction) instead of a summary bonsai asks for. Each provider
+ * is one module implementing `NativeLane`, registered in native-lanes.ts by the pi-ai API it
+ * speaks; nothing else asks which provider it is.
+ *
+ * What a lane returns is opaque to everyone but that provider: it is stored in the compaction
+ * entry's `preserveData.native` with the provider, model, API and route that made it, and replayed
+ * only to that same model. Every other reader (another model, pi, oh-my-pi, the viewer) reads the
+ * entry's readable `summary`, which is always written beside it.
+ */
+import type { Api, Model } from "@mariozechner/pi-ai";
+
+/** Token counts of one compaction request, as the provider billed them. */
+export interface NativeUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** What a lane got back from the provider. */
+export interface NativeOutcome {
+  /** the provider's opaque state, replayed verbatim to the same model */
+  data: unknown;
+  /** the provider's own readable text, when it writes one (Anthropic does, OpenAI does not) */
+  readable?: string;
+  usage: NativeUsage;
+}
+
+/** `preserveData.native` of a compaction entry made by a lane. */
+export interface NativePayload {
+  lane: string;
+  provider: string;
+  model: string;
+  api: string;
+  /** how the provider was asked ("messages context_management compact_20260112", "responses/compact") */
+  route: string;
+  data: unknown;
+}
+
+/** A provider request body as pi-ai builds it (the live request's own shape). */
+export type ProviderBody = Record<string, unknown>;
+
+export interface NativeRequest {
+  model: Model<Api>;
+  apiKey: string | undefined;
+  /** the request the agent would send for the span being compacted, built by pi-ai */
+  body: ProviderBody;
+  /** what the provider is asked to write (bonsai's sections, and the user's focus) */
+  instructions: string;
+  signal?: AbortSignal;
+  fetch?: typeof fetch;
+}
+
+export interface NativeLane {
+  /** recorded in `preserveData.native.lane` */
+  readonly id: string;
+  readonly route: string;
+  /** the fewest input tokens the provider compacts (Anthropic refuses a trigger under 50,000) */
+  readonly minTokens: number;
+  /** the provider writes readable text with its payload; when it does not, bonsai's summary is made beside it */
+  readonly writesText: boolean;
+  compact(request: NativeRequest): Promise<NativeOutcome>;
+  /**
+   * The live request `body` with the message carrying the readable summary (the first user
+   * message whose text `isSummary` accepts) replaced by the stored payload; undefined when no
+   * message is the summary, so the request goes out as it was, with the readable summary.
+   */
+  replay(body: ProviderBody, stored: NativePayload, isSummary: (text: string) => boolean, model: Model<Api>): ProviderBody | undefined;
+  /** headers a request replaying a payload needs on top of the ones pi-ai sends (Anthropic's compaction beta) */
+  replayHeaders?(context: ReplayContext): Record<string, string>;
+}
+
+/** What a replay's headers depend on besides the model. */
+export interface ReplayContext {
+  model: Model<Api>;
+  /** the request carries tools (pi-ai then asks Anthropic for a tool-streaming beta on some models) */
+  hasTools: boolean;
+  /** headers the caller already sends */
+  headers?: Record<string, string>;
+}
+
+/** A native failure: the provider answered, but not with a compaction. Never retried. */
+export class NativeCompactionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NativeCompactionError";
+  }
+}
+
+/** Whether `stored` was made by `model`, the only model it may be replayed to. */
+export function replaysTo(stored: NativePayload, model: Model<Api>): boolean {
+  return stored.provider === model.provider && stored.model === model.id && stored.api === model.api;
+}
+
+/** `preserveData.native` when it has the shape a lane wrote, else undefined. */
+export function nativePayloadOf(preserveData: Record<string, unknown> | undefined): NativePayload | undefined {
+  const native = preserveData?.native as Partial<NativePayload> | undefined;
+  if (!native || typeof native !== "object") return undefined;
+  const strings = [native.lane, native.provider, native.model, native.api, native.route];
+  return strings.every((s) => typeof s === "string") && native.data !== undefined ? (native as NativePayload) : undefined;
+}
+
+/** The text of a provider message's content: a string, or the `text` of its blocks. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((block) => (typeof (block as { text?: unknown })?.text === "string" ? (block as { text: string }).text : "")).join("");
+}
+
+/** Joins a base URL and a path without doubling or dropping the slash between them. */
+export function endpoint(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}
+
+/** POSTs JSON and returns the parsed answer; an HTTP error or a body that is not JSON throws, naming the endpoint. */
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  options: { signal?: AbortSignal; fetch?: typeof fetch },
+): Promise<Record<string, unknown>> {
+  const response = await (options.fetch ?? fetch)(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text.slice(0, 300);
+    try {
+      const parsed = JSON.parse(text) as { error?: { message?: unknown } };
+      if (typeof parsed.error?.message === "string") message = parsed.error.message;
+    } catch {
+      // not JSON: the start of the body says what went wrong
+    }
+    throw new Error(`${url} answered ${response.status}: ${message}`);
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new NativeCompactionError(`${url} answered with a body that is not JSON`);
+  }
+}
+
+/** A non-negative count from a usage field, 0 when absent. */
+export const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
+
+/** `details.native` of a compaction entry a lane made. */
+export interface NativeCompactionDetails {
+  lane: string;
+  route: string;
+  provider: string;
+  model: string;
+  /** what the provider billed for the compaction request */
+  usage: NativeUsage;
+  /** the share of the request's input read from the provider's prompt cache, 0 to 1 */
+  cacheReadShare: number;
+  /** tokens the compaction took out of the context: what it replaced, less the readable summary */
+  tokensShed: number;
+  /** tokens it cost to write: the provider's output and the cache it wrote */
+  tokensWritten: number;
+  /** tokensShed − tokensWritten: below zero, the compaction cost more than it saved */
+  netTokens: number;
+}

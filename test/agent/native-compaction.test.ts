@@ -1,0 +1,280 @@
+/**
+ * The native compaction lanes, one contract run against each provider's scripted server (the
+ * documented wire format, requests asserted field by field): a threshold compaction goes through
+ * the lane, the entry holds the opaque payload and a readable summary, the next request replays the
+ * payload to the same model and sends the readable summary to another, pi opens the file with the
+ * readable summary, a native failure falls back to the next method once, and `details.native`
+ * reports the cache-read share and the net cost.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Api, Model } from "@mariozechner/pi-ai";
+import { AgentSession } from "../../src/agent/agent-session.js";
+import type { AgentSessionEvent } from "../../src/agent/events.js";
+import type { CompactionEntry } from "../../src/format/entry-types.js";
+import { COMPACTION_SUMMARY_INTRO } from "../../src/messages/convert.js";
+import { SessionManager } from "../../src/session/manager.js";
+import { bigText, scriptedSummarizer } from "../helpers/agent-harness.js";
+import { type ProviderReply, type ProviderServer, type RecordedRequest, startAnthropicServer, startResponsesServer } from "../helpers/provider-servers.js";
+import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
+
+interface LaneCase {
+  name: string;
+  start: (respond: (request: RecordedRequest) => ProviderReply) => Promise<ProviderServer>;
+  model: (baseUrl: string, id: string) => Model<Api>;
+  ids: [string, string];
+  isCompaction: (request: RecordedRequest) => boolean;
+  /** the provider's compaction answer: billed 2,000 fresh, 60,000 cached, 1,000 written, 900 out */
+  compacted: ProviderReply;
+  /** the stored payload the answer carries */
+  payload: unknown;
+  /** the provider's own readable text, if it writes one */
+  providerText?: string;
+  expectedShare: number;
+  expectedWritten: number;
+  /** the compaction request, checked field by field against the live request before it */
+  checkRequest: (request: RecordedRequest, live: RecordedRequest) => void;
+  /** the stored payload in a live request, where the summary message was */
+  replays: (request: RecordedRequest) => boolean;
+  /** a replaying request against the live request before the compaction */
+  checkReplay?: (replayed: RecordedRequest, live: RecordedRequest) => void;
+  /** the readable summary as a user message in a live request */
+  reads: (request: RecordedRequest) => boolean;
+}
+
+const COMPACTION_TEXT = "## Goal\nShip the parser (native summary).\n\n## Next Steps\n1. Wire the CLI.";
+const anthropicBlock = { type: "compaction", content: COMPACTION_TEXT };
+const openAiItems = [
+  { type: "message", role: "user", content: [{ type: "input_text", text: "request 0" }] },
+  { type: "compaction", id: "cmp_1", encrypted_content: "gAAAA-opaque-state" },
+];
+
+const text = (content: unknown) =>
+  typeof content === "string" ? content : Array.isArray(content) ? content.map((b) => (b as { text?: string }).text ?? "").join("") : "";
+const messagesOf = (request: RecordedRequest) => (request.body.messages ?? request.body.input) as { role?: string; type?: string; content?: unknown }[];
+const readsSummary = (request: RecordedRequest) => messagesOf(request).some((m) => m.role === "user" && text(m.content).startsWith(COMPACTION_SUMMARY_INTRO));
+
+const model = (api: Api, provider: string) => (baseUrl: string, id: string): Model<Api> => ({
+  id,
+  name: id,
+  api,
+  provider,
+  baseUrl,
+  reasoning: false,
+  input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 200_000,
+  maxTokens: 8192,
+});
+
+const LANES: LaneCase[] = [
+  {
+    name: "Anthropic server-side compaction",
+    start: startAnthropicServer,
+    model: model("anthropic-messages", "anthropic"),
+    ids: ["claude-sonnet-4-5", "claude-haiku-4-5"],
+    isCompaction: (r) => r.body.stream === false,
+    compacted: {
+      json: {
+        id: "msg_c",
+        type: "message",
+        role: "assistant",
+        content: [anthropicBlock],
+        stop_reason: "compaction",
+        usage: {
+          input_tokens: 10,
+          output_tokens: 0,
+          iterations: [{ type: "compaction", input_tokens: 2000, cache_read_input_tokens: 60_000, cache_creation_input_tokens: 1000, output_tokens: 900 }],
+        },
+      },
+    },
+    payload: anthropicBlock,
+    providerText: COMPACTION_TEXT,
+    expectedShare: Math.round((60_000 / 63_000) * 1000) / 1000,
+    expectedWritten: 1900,
+    checkRequest(request, live) {
+      assert.equal(request.path, "/v1/messages");
+      assert.equal(request.headers["x-api-key"], "test-key");
+      assert.equal(request.headers["anthropic-version"], "2023-06-01");
+      assert.equal(request.headers["anthropic-beta"], "compact-2026-01-12");
+      const edits = (request.body.context_management as { edits: Record<string, unknown>[] }).edits;
+      assert.equal(edits.length, 1);
+      const { instructions, ...edit } = edits[0];
+      assert.deepEqual(edit, { type: "compact_20260112", trigger: { type: "input_tokens", value: 50_000 }, pause_after_compaction: true });
+      assert.match(String(instructions), /## Goal[\s\S]*## Next Steps/);
+      // the live request's prefix, so the provider reads what it cached
+      assert.deepEqual(request.body.system, live.body.system);
+      assert.equal(request.body.model, live.body.model);
+    },
+    replays: (r) => {
+      const first = messagesOf(r)[0];
+      const edits = (r.body.context_management as { edits?: { type: string; trigger?: { value: number } }[] } | undefined)?.edits ?? [];
+      const beta = String(r.headers["anthropic-beta"] ?? "").split(",");
+      return (
+        first?.role === "assistant" &&
+        JSON.stringify((first.content as unknown[])[0]) === JSON.stringify(anthropicBlock) &&
+        edits.some((e) => e.type === "compact_20260112" && (e.trigger?.value ?? 0) >= 200_000) &&
+        beta.includes("compact-2026-01-12")
+      );
+    },
+    reads: (r) => readsSummary(r) && r.body.context_management === undefined,
+    checkReplay(replayed, live) {
+      // the betas pi-ai sends on its own stay, with the compaction beta added
+      const betas = (r: RecordedRequest) => String(r.headers["anthropic-beta"] ?? "").split(",").filter(Boolean);
+      assert.ok(betas(live).length > 0, "pi-ai sends a beta of its own for this model");
+      assert.deepEqual(betas(replayed), [...betas(live), "compact-2026-01-12"]);
+      assert.deepEqual(replayed.body.system, live.body.system);
+    },
+  },
+  {
+    name: "OpenAI Responses compaction",
+    start: startResponsesServer,
+    model: model("openai-responses", "openai"),
+    ids: ["gpt-5.1", "gpt-5-mini"],
+    isCompaction: (r) => r.path === "/v1/responses/compact",
+    compacted: {
+      json: {
+        id: "resp_c",
+        object: "response.compaction",
+        output: openAiItems,
+        usage: { input_tokens: 62_000, input_tokens_details: { cached_tokens: 60_000 }, output_tokens: 700, total_tokens: 62_700 },
+      },
+    },
+    payload: openAiItems,
+    expectedShare: Math.round((60_000 / 62_000) * 1000) / 1000,
+    expectedWritten: 700,
+    checkRequest(request, live) {
+      assert.equal(request.headers.authorization, "Bearer test-key");
+      assert.deepEqual(Object.keys(request.body).sort(), ["input", "model"].concat(request.body.prompt_cache_key ? ["prompt_cache_key"] : []).sort());
+      assert.equal(request.body.model, live.body.model);
+      const input = request.body.input as unknown[];
+      const liveInput = live.body.input as unknown[];
+      // the live request's prefix: its system message and the span's first messages, as sent
+      assert.deepEqual(input.slice(0, 3), liveInput.slice(0, 3));
+    },
+    replays: (r) => {
+      const input = messagesOf(r);
+      return input.some((i) => i.type === "compaction" && JSON.stringify(i) === JSON.stringify(openAiItems[1])) && !readsSummary(r);
+    },
+    reads: (r) => readsSummary(r) && !messagesOf(r).some((i) => i.type === "compaction"),
+  },
+];
+
+/** A session whose history is about 96,000 estimated tokens, eight turns of 12,000. */
+function longSession(dir: string): SessionManager {
+  const manager = SessionManager.create("/project", dir);
+  for (let i = 0; i < 8; i++) {
+    manager.appendMessage(userMsg(bigText(`request ${i}`, 6000)));
+    manager.appendMessage(assistantMsg(bigText(`answer ${i}`, 6000)));
+  }
+  return manager;
+}
+
+for (const lane of LANES) {
+  describe(`native lane: ${lane.name}`, () => {
+    let server: ProviderServer;
+    let compactionReply: ProviderReply = lane.compacted;
+    const dirs: (() => void)[] = [];
+    before(async () => {
+      server = await lane.start((request) => (lane.isCompaction(request) ? compactionReply : { text: "ok", inputTokens: 190_000 }));
+    });
+    after(async () => {
+      await server.close();
+      for (const cleanup of dirs) cleanup();
+    });
+
+    async function session() {
+      const { dir, cleanup } = tempDir();
+      dirs.push(cleanup);
+      const manager = longSession(dir);
+      const readable = scriptedSummarizer();
+      const events: AgentSessionEvent[] = [];
+      const models = lane.ids.map((id) => lane.model(server.baseUrl, id));
+      const agent = await AgentSession.create({
+        sessionManager: manager,
+        model: models[0],
+        systemPrompt: "You are terse.",
+        getApiKey: () => "test-key",
+        createSummarizer: () => readable,
+        resolveModel: (_provider, id) => models.find((m) => m.id === id),
+        settings: { compaction: { backgroundPercent: 0 }, retry: { baseDelayMs: 1 } },
+        prune: false,
+      });
+      agent.subscribe((event) => events.push(event));
+      return { manager, agent, readable, events, models };
+    }
+
+    const compactions = (manager: SessionManager) => manager.getEntries().filter((e): e is CompactionEntry => e.type === "compaction");
+
+    test("a threshold compaction goes through the lane and stores the payload beside a readable summary", async () => {
+      compactionReply = lane.compacted;
+      const { manager, agent, readable } = await session();
+      const before = server.requests.length;
+      await agent.prompt("next step");
+      const sent = server.requests.slice(before);
+      const compactionAt = sent.findIndex(lane.isCompaction);
+      assert.ok(compactionAt > 0, `a compaction request after the live one (paths: ${sent.map((r) => r.path).join(", ")})`);
+      assert.equal(sent.filter(lane.isCompaction).length, 1);
+      lane.checkRequest(sent[compactionAt], sent[0]);
+
+      const [entry] = compactions(manager);
+      const details = entry.details as { method: string; native: Record<string, unknown> };
+      assert.equal(details.method, "native");
+      const native = entry.preserveData?.native as Record<string, unknown>;
+      assert.deepEqual(
+        { ...native, data: JSON.stringify(native.data) },
+        { lane: native.lane, provider: lane.model("", lane.ids[0]).provider, model: lane.ids[0], api: lane.model("", lane.ids[0]).api, route: native.route, data: JSON.stringify(lane.payload) },
+      );
+      // readable: the provider's own text where it writes one, bonsai's summary of the span otherwise
+      if (lane.providerText) assert.ok(entry.summary.startsWith(lane.providerText), entry.summary.slice(0, 200));
+      else assert.match(entry.summary, /^Summary 1 of/);
+      assert.equal(readable.requests.some((r) => r.purpose === "history"), !lane.providerText);
+
+      assert.equal(details.native.cacheReadShare, lane.expectedShare);
+      assert.equal(details.native.tokensWritten, lane.expectedWritten);
+      assert.ok((details.native.tokensShed as number) > 50_000, `shed ${details.native.tokensShed}`);
+      assert.equal(details.native.netTokens, (details.native.tokensShed as number) - lane.expectedWritten);
+
+      // the next request to the same model replays the payload instead of the readable summary
+      const next = server.requests.length;
+      await agent.prompt("and now?");
+      const replayed = server.requests.slice(next).filter((r) => !lane.isCompaction(r));
+      assert.ok(replayed.length >= 1 && replayed.every(lane.replays), JSON.stringify(replayed[0]?.body).slice(0, 400));
+      lane.checkReplay?.(replayed[0], sent[0]);
+
+      // another model gets the readable summary, and no payload
+      agent.setModel((await session()).models[1]);
+      const switched = server.requests.length;
+      await agent.prompt("with the other model");
+      const other = server.requests.slice(switched).filter((r) => !lane.isCompaction(r));
+      assert.ok(other.length >= 1 && other.every(lane.reads), JSON.stringify(other[0]?.body).slice(0, 400));
+      assert.ok(!other.some(lane.replays));
+
+      // pi opens the file and reads the readable summary
+      const piAgent = await import("@mariozechner/pi-coding-agent");
+      const file = manager.getSessionFile() as string;
+      const piContext = piAgent.SessionManager.open(file).buildSessionContext();
+      const first = piContext.messages[0] as { role: string; summary?: string };
+      assert.equal(first.role, "compactionSummary");
+      assert.equal(first.summary, compactions(manager).at(-1)?.summary);
+      manager.close();
+    });
+
+    test("a native failure falls back to the next method once", async () => {
+      compactionReply = { status: 400, message: "context_management: compaction is not available for this model" };
+      const { manager, agent, events } = await session();
+      const before = server.requests.length;
+      await agent.prompt("next step");
+      const [first] = compactions(manager);
+      assert.equal((first.details as { method: string }).method, "model");
+      assert.equal(first.preserveData, undefined);
+      const retries = events.filter((e) => e.type === "compaction_retry");
+      assert.equal(retries.length, 1);
+      assert.match(JSON.stringify(retries[0]), /not available for this model/);
+
+      // the chain went on to the next method once; that it is not offered again is summarizer-source.test.ts's
+      assert.equal(server.requests.slice(before).filter(lane.isCompaction).length, 1);
+      manager.close();
+    });
+  });
+}
