@@ -94,7 +94,7 @@ export class AgentSession {
       convertToLlm: (messages) => withoutStrayToolResults(convertToLlm(messages as AgentMessage[])) as never,
       ...(options.getApiKey ? { getApiKey: options.getApiKey } : {}),
       // a native compaction's payload goes back to the model that made it (native-replay.ts)
-      streamFn: replayingStream(stream, nativeOfContext(this.sessionManager, () => this.agent.state.messages as AgentMessage[])),
+      streamFn: replayingStream(stream, nativeOfContext(this.sessionManager, () => this.agent.state.messages as AgentMessage[]), (message) => emit({ type: "warning", message })),
     });
     this.context = new AgentContext(this.agent, this.sessionManager);
     const shared = { context: this.context, sessionManager: this.sessionManager, settings: this.settings, hooks: this.hooks, summarizers };

@@ -3,8 +3,13 @@
  * compaction carries the provider's payload in place of the readable summary message; a request
  * to any other model goes out as pi-ai builds it, with the readable summary. The rewrite happens
  * in pi-ai's `onPayload`, after the caller's own, so nothing else about the request changes.
+ *
+ * A provider that refuses the payload (an item from another account, a gateway without the beta)
+ * must not leave the session stuck: the request is sent again with the readable summary, and that
+ * compaction is never replayed again in this session.
  */
 import type { StreamFn } from "@mariozechner/pi-agent-core";
+import type { AssistantMessageEvent, AssistantMessageEventStream } from "@mariozechner/pi-ai";
 import { COMPACTION_SUMMARY_INTRO } from "../messages/convert.js";
 import { type NativePayload, type ProviderBody, replaysTo } from "../summarizer/native-lane.js";
 import { laneById } from "../summarizer/native-lanes.js";
@@ -17,13 +22,14 @@ export function isSummaryMessage(text: string, summary: string): boolean {
   return text.startsWith(COMPACTION_SUMMARY_INTRO) && text.includes(summary.slice(0, 200));
 }
 
-export function replayingStream(base: StreamFn, contextNative: ContextNative): StreamFn {
-  return (model, context, options) => {
+export function replayingStream(base: StreamFn, contextNative: ContextNative, onRefused: (message: string) => void = () => {}): StreamFn {
+  const refused = new WeakSet<object>();
+  return async (model, context, options) => {
     const found = contextNative();
-    const lane = found && replaysTo(found.payload, model) ? laneById(found.payload.lane) : undefined;
+    const lane = found && replaysTo(found.payload, model) && !refused.has(found.payload) ? laneById(found.payload.lane) : undefined;
     if (!found || !lane) return base(model, context, options);
     const headers = lane.replayHeaders?.({ model, hasTools: (context.tools?.length ?? 0) > 0, headers: options?.headers });
-    return base(model, context, {
+    const replayed = await base(model, context, {
       ...options,
       ...(headers ? { headers: { ...options?.headers, ...headers } } : {}),
       onPayload: async (payload, payloadModel) => {
@@ -31,5 +37,40 @@ export function replayingStream(base: StreamFn, contextNative: ContextNative): S
         return lane.replay(given, found.payload, (text) => isSummaryMessage(text, found.summary), model) ?? given;
       },
     });
+    const { createAssistantMessageEventStream } = await import("@mariozechner/pi-ai");
+    const out = createAssistantMessageEventStream();
+    void relay(replayed, out, async (errorMessage) => {
+      if (!lane.refusal.test(errorMessage)) return false;
+      refused.add(found.payload);
+      onRefused(`${model.provider}/${model.id} refused the replayed compaction (${errorMessage.slice(0, 200)}); sending the readable summary from now on`);
+      const plain = await base(model, context, options);
+      for await (const event of plain) out.push(event);
+      return true;
+    });
+    return out;
   };
+}
+
+/**
+ * Passes `from`'s events on. Until the answer's first content, the opening events are held back:
+ * an error then may be a refusal, which `fallback` answers (true) with a whole new answer instead.
+ */
+async function relay(from: AssistantMessageEventStream, out: AssistantMessageEventStream, fallback: (errorMessage: string) => Promise<boolean>): Promise<void> {
+  const held: AssistantMessageEvent[] = [];
+  let started = false;
+  try {
+    for await (const event of from) {
+      if (!started && event.type === "start") {
+        held.push(event);
+      } else if (!started && event.type === "error" && (await fallback(event.error.errorMessage ?? ""))) {
+        return;
+      } else {
+        started = true;
+        for (const early of held.splice(0)) out.push(early);
+        out.push(event);
+      }
+    }
+  } finally {
+    out.end();
+  }
 }

@@ -10,6 +10,8 @@ import type { ChatModelOptions } from "./model.js";
 /** What a model_change of `bonsai chat` records besides the model: how to reach it again. */
 export interface ChatStart {
   baseUrl?: string;
+  /** the protocol `baseUrl` speaks, when it is not chat completions */
+  api?: string;
   contextWindow?: number;
 }
 
@@ -31,6 +33,7 @@ export function rememberedModel(branch: readonly SessionEntry[]): RememberedMode
     const chat = (entry as { chat?: unknown }).chat as Record<string, unknown> | undefined;
     const remembered: RememberedModel = { ...named };
     if (typeof chat?.baseUrl === "string") remembered.baseUrl = chat.baseUrl;
+    if (typeof chat?.api === "string") remembered.api = chat.api;
     if (typeof chat?.contextWindow === "number" && chat.contextWindow > 0) remembered.contextWindow = chat.contextWindow;
     return remembered;
   }
@@ -60,11 +63,15 @@ export function resumedModelOptions(flags: ChatModelOptions, remembered: Remembe
   };
   if (flags.model) return flags;
   if (flags.baseUrl) {
-    if (flags.modelId || remembered.provider !== OPENAI_COMPATIBLE) return flags;
-    if (remembered.baseUrl !== undefined && !sameUrl(remembered.baseUrl, flags.baseUrl)) return flags;
+    if (flags.modelId) return flags;
+    // the same server as recorded, or a session that recorded none of a chat-completions server
+    if (remembered.baseUrl === undefined ? remembered.provider !== OPENAI_COMPATIBLE : !sameUrl(remembered.baseUrl, flags.baseUrl)) return flags;
     return window({ ...flags, modelId: remembered.modelId });
   }
-  if (remembered.baseUrl !== undefined) return window({ ...flags, baseUrl: remembered.baseUrl, modelId: flags.modelId ?? remembered.modelId });
+  if (remembered.baseUrl !== undefined) {
+    const api = remembered.api === undefined ? {} : { api: remembered.api };
+    return window({ ...flags, baseUrl: remembered.baseUrl, ...api, modelId: flags.modelId ?? remembered.modelId });
+  }
   if (remembered.provider === OPENAI_COMPATIBLE) return flags; // the session does not say which server
   return window({ ...flags, model: `${remembered.provider}/${remembered.modelId}` });
 }
@@ -74,6 +81,8 @@ export function chatStartRecord(options: ChatModelOptions, env: NodeJS.ProcessEn
   const record: ChatStart = {};
   const baseUrl = options.baseUrl ?? (options.model ? undefined : env.BONSAI_BASE_URL);
   if (baseUrl) record.baseUrl = baseUrl;
+  const api = options.api ?? (options.baseUrl || options.model ? undefined : env.BONSAI_API);
+  if (baseUrl && api && api !== "openai-completions") record.api = api;
   if (options.contextWindow !== undefined) record.contextWindow = options.contextWindow;
   return record;
 }
@@ -85,6 +94,7 @@ export function startDiffers(remembered: RememberedModel | undefined, model: { p
     remembered.provider !== model.provider ||
     remembered.modelId !== model.id ||
     (start.baseUrl !== undefined && remembered.baseUrl !== start.baseUrl) ||
+    (start.baseUrl !== undefined && remembered.api !== start.api) ||
     (start.contextWindow !== undefined && remembered.contextWindow !== start.contextWindow)
   );
 }

@@ -8,25 +8,30 @@ import { CliError } from "../util/cli-error.js";
 import { SummarizerConfigError } from "../summarizer/types.js";
 
 export const NO_MODEL_MESSAGE =
-  "no model configured: pass --model provider/id (API key from the provider's env var) or --base-url URL for an OpenAI-compatible server";
+  "no model configured: pass --model provider/id (API key from the provider's env var) or --base-url URL for an OpenAI-compatible server (--api for an Anthropic or OpenAI Responses gateway)";
 
 export interface ChatModelOptions {
   model?: string;
   baseUrl?: string;
+  /** the protocol `baseUrl` speaks (summarizer/pi-ai.ts BASE_URL_APIS; default chat completions) */
+  api?: string;
   modelId?: string;
   apiKey?: string;
   contextWindow?: number;
 }
 
 export type ModelSource =
-  | { kind: "base-url"; baseUrl: string; modelId?: string; from: "option" | "env" }
+  | { kind: "base-url"; baseUrl: string; modelId?: string; api?: string; from: "option" | "env" }
   | { kind: "registry"; spec: string; from: "option" | "env" };
 
 /** Where the model comes from: options first (--base-url before --model), then the environment. */
 export function chatModelSource(options: ChatModelOptions, env: NodeJS.ProcessEnv = process.env): ModelSource | undefined {
-  if (options.baseUrl) return { kind: "base-url", baseUrl: options.baseUrl, modelId: options.modelId, from: "option" };
+  if (options.baseUrl) return { kind: "base-url", baseUrl: options.baseUrl, modelId: options.modelId, ...(options.api ? { api: options.api } : {}), from: "option" };
   if (options.model) return { kind: "registry", spec: options.model, from: "option" };
-  if (env.BONSAI_BASE_URL) return { kind: "base-url", baseUrl: env.BONSAI_BASE_URL, modelId: options.modelId ?? env.BONSAI_MODEL_ID, from: "env" };
+  if (env.BONSAI_BASE_URL) {
+    const api = options.api ?? env.BONSAI_API;
+    return { kind: "base-url", baseUrl: env.BONSAI_BASE_URL, modelId: options.modelId ?? env.BONSAI_MODEL_ID, ...(api ? { api } : {}), from: "env" };
+  }
   if (env.BONSAI_MODEL) return { kind: "registry", spec: env.BONSAI_MODEL, from: "env" };
   return undefined;
 }
@@ -41,11 +46,12 @@ export interface ChatModel {
 export async function resolveChatModel(options: ChatModelOptions, env: NodeJS.ProcessEnv = process.env): Promise<ChatModel> {
   const source = chatModelSource(options, env);
   if (!source) throw new CliError(NO_MODEL_MESSAGE);
-  const { openAiCompatibleApiKey, openAiCompatibleModel, resolveModelSpec } = await import("../summarizer/pi-ai.js");
+  const { baseUrlApi, openAiCompatibleApiKey, openAiCompatibleModel, resolveModelSpec } = await import("../summarizer/pi-ai.js");
   try {
     if (source.kind === "base-url") {
-      const model = openAiCompatibleModel({ baseUrl: source.baseUrl, modelId: source.modelId, contextWindow: options.contextWindow });
-      return { model, apiKey: openAiCompatibleApiKey(options.apiKey, env) };
+      const api = baseUrlApi(source.api);
+      const model = openAiCompatibleModel({ baseUrl: source.baseUrl, modelId: source.modelId, contextWindow: options.contextWindow, api });
+      return { model, apiKey: openAiCompatibleApiKey(options.apiKey, env, api) };
     }
     const { model, apiKey } = await resolveModelSpec(source.spec, options.apiKey);
     return { model: options.contextWindow ? { ...model, contextWindow: options.contextWindow } : model, apiKey };

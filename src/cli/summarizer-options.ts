@@ -11,7 +11,7 @@ import { CliError, warn, watchConnections } from "./output.js";
 /** What commander parses from the options below; `redact` is false for --no-redact. */
 export type SummarizerOptionValues = Pick<
   SummarizerChoice,
-  "model" | "baseUrl" | "modelId" | "apiKey" | "contextWindow" | "remote" | "redact"
+  "model" | "baseUrl" | "api" | "modelId" | "apiKey" | "contextWindow" | "remote" | "redact"
 >;
 
 export function addSummarizerOptions(command: Command): Command {
@@ -19,6 +19,7 @@ export function addSummarizerOptions(command: Command): Command {
     .option("--model <provider/id>", "summarize with a pi-ai model, e.g. anthropic/claude-sonnet-4-5 (key from the provider's env var)")
     .option("--base-url <url>", "summarize with an OpenAI-compatible server (Ollama, llama.cpp, vLLM), e.g. http://127.0.0.1:11434/v1")
     .option("--model-id <id>", "model name to request from --base-url")
+    .option("--api <api>", "what --base-url speaks: openai-completions (default), openai-responses or anthropic-messages")
     .option("--api-key <key>", "API key for --model or --base-url (default: from the environment)")
     .option("--context-window <n>", "the summarizing model's context window in tokens", positiveInteger)
     .option("--remote <url>", "summarize through a summarization endpoint such as bonsai serve (token: env BONSAI_SERVER_TOKEN)")
@@ -29,6 +30,7 @@ export function summarizerChoiceFrom(options: SummarizerOptionValues, onNotice: 
   return {
     model: options.model,
     baseUrl: options.baseUrl,
+    ...(options.api ? { api: options.api } : {}),
     modelId: options.modelId,
     apiKey: options.apiKey,
     contextWindow: options.contextWindow,

@@ -48,7 +48,7 @@ export interface ModelChangeEntry extends EntryBase {
   model?: string;
   role?: string;
   /** written by `bonsai chat`: how it reached the model (never a key), so a resumed chat reaches it again */
-  chat?: { baseUrl?: string; contextWindow?: number };
+  chat?: { baseUrl?: string; api?: string; contextWindow?: number };
 }
 
 export interface FileLists {

@@ -75,6 +75,7 @@ export const anthropicLane: NativeLane = {
   route: `messages context_management ${EDIT_TYPE}`,
   writesText: true,
   minTokens: ANTHROPIC_MIN_TRIGGER,
+  refusal: /compaction|context_management|compact[-_]20260112/i,
 
   async compact(request: NativeRequest): Promise<NativeOutcome> {
     const { model, body } = request;

@@ -68,6 +68,8 @@ export interface NativeLane {
    * message is the summary, so the request goes out as it was, with the readable summary.
    */
   replay(body: ProviderBody, stored: NativePayload, isSummary: (text: string) => boolean, model: Model<Api>): ProviderBody | undefined;
+  /** what the provider's error says when it refuses a replayed payload (the request is then sent with the readable summary) */
+  readonly refusal: RegExp;
   /** headers a request replaying a payload needs on top of the ones pi-ai sends (Anthropic's compaction beta) */
   replayHeaders?(context: ReplayContext): Record<string, string>;
 }

@@ -33,6 +33,7 @@ export const openAiResponsesLane: NativeLane = {
   route: "responses/compact",
   writesText: false,
   minTokens: 0,
+  refusal: /encrypted_content|compaction/i,
 
   async compact(request: NativeRequest): Promise<NativeOutcome> {
     const { model, body } = request;

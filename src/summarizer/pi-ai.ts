@@ -137,6 +137,24 @@ export async function resolveModelSpec(spec: string, apiKey?: string): Promise<R
 
 export const DEFAULT_OPENAI_COMPATIBLE_CONTEXT_WINDOW = 128_000;
 
+/** The protocols a `--base-url` server may speak (`--api`); chat completions unless said otherwise. */
+export const BASE_URL_APIS = ["openai-completions", "openai-responses", "anthropic-messages"] as const;
+export type BaseUrlApi = (typeof BASE_URL_APIS)[number];
+
+/** The provider a `--base-url` model is recorded under: its API's own, so its key variable and native lane apply. */
+const BASE_URL_PROVIDERS: Record<BaseUrlApi, string> = {
+  "openai-completions": "openai-compatible",
+  "openai-responses": "openai",
+  "anthropic-messages": "anthropic",
+};
+
+/** `--api`'s value checked, or a one-line error naming the choices. */
+export function baseUrlApi(value: string | undefined): BaseUrlApi {
+  if (value === undefined) return "openai-completions";
+  if ((BASE_URL_APIS as readonly string[]).includes(value)) return value as BaseUrlApi;
+  throw new SummarizerConfigError(`--api "${value}" is not one of ${BASE_URL_APIS.join(", ")}`);
+}
+
 export interface OpenAiCompatibleOptions {
   /** e.g. http://127.0.0.1:11434/v1 (Ollama) or http://127.0.0.1:8080/v1 (llama.cpp) */
   baseUrl: string;
@@ -145,10 +163,16 @@ export interface OpenAiCompatibleOptions {
   contextWindow?: number;
   maxTokens?: number;
   reasoning?: boolean;
+  /** the protocol the server speaks (default chat completions); a gateway to Anthropic or OpenAI's Responses API names its own */
+  api?: BaseUrlApi;
 }
 
-/** A pi-ai model for any OpenAI-compatible chat-completions server (Ollama, llama.cpp, vLLM). */
-export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Model<"openai-completions"> {
+/**
+ * A pi-ai model for a server at a base URL: any OpenAI-compatible chat-completions server (Ollama,
+ * llama.cpp, vLLM), or with `api` a gateway or proxy speaking Anthropic's Messages API or OpenAI's
+ * Responses API.
+ */
+export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Model<Api> {
   let url: URL;
   try {
     url = new URL(options.baseUrl);
@@ -160,23 +184,24 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): Model<"
   }
   const contextWindow = options.contextWindow ?? DEFAULT_OPENAI_COMPATIBLE_CONTEXT_WINDOW;
   const id = options.modelId ?? "default";
-  return {
+  const api = options.api ?? "openai-completions";
+  const model: Model<Api> = {
     id,
     name: id,
-    api: "openai-completions",
-    provider: "openai-compatible",
+    api,
+    provider: BASE_URL_PROVIDERS[api],
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     reasoning: options.reasoning ?? false,
     input: ["text"],
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     contextWindow,
     maxTokens: options.maxTokens ?? Math.min(32_768, Math.max(1024, Math.floor(contextWindow / 4))),
-    // Local servers know neither `store` nor the developer role, and read `max_tokens`.
-    compat: { supportsStore: false, supportsDeveloperRole: false, maxTokensField: "max_tokens" },
   };
+  // Local servers know neither `store` nor the developer role, and read `max_tokens`.
+  return api === "openai-completions" ? { ...model, compat: { supportsStore: false, supportsDeveloperRole: false, maxTokensField: "max_tokens" } } as Model<Api> : model;
 }
 
-/** Local servers ignore the key, but pi-ai refuses to send a request without one. */
-export function openAiCompatibleApiKey(apiKey?: string, env: NodeJS.ProcessEnv = process.env): string {
-  return apiKey || env.OPENAI_API_KEY || "bonsai";
+/** The key for a base-URL server: given, else its API's usual variable; local servers ignore it, but pi-ai refuses to send a request without one. */
+export function openAiCompatibleApiKey(apiKey?: string, env: NodeJS.ProcessEnv = process.env, api: BaseUrlApi = "openai-completions"): string {
+  return apiKey || (api === "anthropic-messages" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY) || "bonsai";
 }

@@ -13,6 +13,8 @@ export interface SummarizerChoice {
   model?: string;
   /** an OpenAI-compatible server (Ollama, llama.cpp, vLLM), e.g. http://127.0.0.1:11434/v1 */
   baseUrl?: string;
+  /** what `baseUrl` speaks (pi-ai.ts BASE_URL_APIS; default chat completions) */
+  api?: string;
   /** the model name to ask the `baseUrl` server for */
   modelId?: string;
   /** overrides the key from the environment */
@@ -44,9 +46,10 @@ export async function selectSummarizer(choice: SummarizerChoice = {}): Promise<S
     return wrap(remoteSummarizer({ url: choice.remote, token: choice.remoteToken, contextWindow: choice.contextWindow }));
   }
   if (choice.baseUrl) {
-    const { openAiCompatibleModel, openAiCompatibleApiKey, piAiSummarizer } = await import("./pi-ai.js");
-    const model = openAiCompatibleModel({ baseUrl: choice.baseUrl, modelId: choice.modelId, contextWindow: choice.contextWindow });
-    return wrap(piAiSummarizer(model, { apiKey: openAiCompatibleApiKey(choice.apiKey) }));
+    const { baseUrlApi, openAiCompatibleModel, openAiCompatibleApiKey, piAiSummarizer } = await import("./pi-ai.js");
+    const api = baseUrlApi(choice.api);
+    const model = openAiCompatibleModel({ baseUrl: choice.baseUrl, modelId: choice.modelId, contextWindow: choice.contextWindow, api });
+    return wrap(piAiSummarizer(model, { apiKey: openAiCompatibleApiKey(choice.apiKey, process.env, api) }));
   }
   if (choice.model) {
     const { resolveModelSpec, piAiSummarizer } = await import("./pi-ai.js");

@@ -36,6 +36,8 @@ interface LaneCase {
   checkRequest: (request: RecordedRequest, live: RecordedRequest) => void;
   /** the stored payload in a live request, where the summary message was */
   replays: (request: RecordedRequest) => boolean;
+  /** the provider's error when it refuses a replayed payload */
+  refusedWith: string;
   /** a replaying request against the live request before the compaction */
   checkReplay?: (replayed: RecordedRequest, live: RecordedRequest) => void;
   /** the readable summary as a user message in a live request */
@@ -89,6 +91,7 @@ const LANES: LaneCase[] = [
       },
     },
     payload: anthropicBlock,
+    refusedWith: "messages.0.content.0: compaction blocks require the compact-2026-01-12 beta",
     providerText: COMPACTION_TEXT,
     expectedShare: Math.round((60_000 / 63_000) * 1000) / 1000,
     expectedWritten: 1900,
@@ -141,6 +144,7 @@ const LANES: LaneCase[] = [
       },
     },
     payload: openAiItems,
+    refusedWith: "invalid_encrypted_content: The encrypted content for item cmp_1 could not be verified.",
     expectedShare: Math.round((60_000 / 62_000) * 1000) / 1000,
     expectedWritten: 700,
     checkRequest(request, live) {
@@ -174,9 +178,14 @@ for (const lane of LANES) {
   describe(`native lane: ${lane.name}`, () => {
     let server: ProviderServer;
     let compactionReply: ProviderReply = lane.compacted;
+    let refuseReplay = false;
     const dirs: (() => void)[] = [];
     before(async () => {
-      server = await lane.start((request) => (lane.isCompaction(request) ? compactionReply : { text: "ok", inputTokens: 190_000 }));
+      server = await lane.start((request) => {
+        if (lane.isCompaction(request)) return compactionReply;
+        if (refuseReplay && lane.replays(request)) return { status: 400, message: lane.refusedWith };
+        return { text: "ok", inputTokens: 190_000 };
+      });
     });
     after(async () => {
       await server.close();
@@ -258,6 +267,34 @@ for (const lane of LANES) {
       assert.equal(first.role, "compactionSummary");
       assert.equal(first.summary, compactions(manager).at(-1)?.summary);
       manager.close();
+    });
+
+    test("a refused replay is sent again with the readable summary, and that compaction is not replayed again", async () => {
+      compactionReply = lane.compacted;
+      refuseReplay = true;
+      try {
+        const { manager, agent, events } = await session();
+        await agent.prompt("next step");
+        assert.equal(compactions(manager).length, 1);
+        const next = server.requests.length;
+        await agent.prompt("and now?");
+        const sent = server.requests.slice(next).filter((r) => !lane.isCompaction(r));
+        assert.ok(lane.replays(sent[0]), "the payload was offered first");
+        assert.ok(lane.reads(sent[1]), "then the readable summary");
+        // the answer to "and now?" is the provider's, not an error (every answer here crosses the threshold, so a compaction follows it)
+        const messages = manager.getEntries().filter((e) => e.type === "message") as { message: { role: string; stopReason?: string; content: { text?: string }[] } }[];
+        const last = messages.at(-1) as (typeof messages)[number];
+        assert.equal(last.message?.role, "assistant");
+        assert.equal(last.message?.stopReason, "stop");
+        assert.equal(last.message?.content[0]?.text, "ok");
+        assert.ok(events.some((e) => e.type === "warning" && /refused the replayed compaction/.test(e.message)));
+        const later = server.requests.length;
+        await agent.prompt("once more");
+        assert.ok(server.requests.slice(later).every((r) => !lane.replays(r)));
+        manager.close();
+      } finally {
+        refuseReplay = false;
+      }
     });
 
     test("a native failure falls back to the next method once", async () => {

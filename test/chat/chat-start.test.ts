@@ -50,6 +50,29 @@ describe("resumedModelOptions", () => {
   });
 });
 
+describe("a gateway that speaks another API (--api)", () => {
+  const gateway = change({ provider: "anthropic", modelId: "claude-gw", chat: { baseUrl: "https://gw/anthropic", api: "anthropic-messages" } });
+  it("is recorded with its API, remembered, and resumed with it", () => {
+    assert.deepEqual(chatStartRecord({ baseUrl: "https://gw/anthropic", api: "anthropic-messages" }, {}), { baseUrl: "https://gw/anthropic", api: "anthropic-messages" });
+    assert.deepEqual(chatStartRecord({ baseUrl: "http://h:1/v1", api: "openai-completions" }, {}), { baseUrl: "http://h:1/v1" });
+    assert.deepEqual(chatStartRecord({}, { BONSAI_BASE_URL: "https://gw/v1", BONSAI_API: "openai-responses" }), { baseUrl: "https://gw/v1", api: "openai-responses" });
+    const remembered = rememberedModel([gateway]);
+    assert.deepEqual(remembered, { provider: "anthropic", modelId: "claude-gw", baseUrl: "https://gw/anthropic", api: "anthropic-messages" });
+    assert.deepEqual(resumedModelOptions({}, remembered), { baseUrl: "https://gw/anthropic", api: "anthropic-messages", modelId: "claude-gw" });
+    // the same gateway named again keeps the model id
+    assert.deepEqual(resumedModelOptions({ baseUrl: "https://gw/anthropic", api: "anthropic-messages" }, remembered), {
+      baseUrl: "https://gw/anthropic",
+      api: "anthropic-messages",
+      modelId: "claude-gw",
+    });
+  });
+  it("differs when the API is not what the branch remembers", () => {
+    const model = { provider: "anthropic", id: "claude-gw" };
+    assert.equal(startDiffers(rememberedModel([gateway]), model, { baseUrl: "https://gw/anthropic", api: "anthropic-messages" }), false);
+    assert.equal(startDiffers(rememberedModel([gateway]), model, { baseUrl: "https://gw/anthropic", api: "openai-responses" }), true);
+  });
+});
+
 describe("chatStartRecord and startDiffers", () => {
   it("records the base URL and an explicit window, never a key", () => {
     const record = chatStartRecord({ baseUrl: "http://h:1/v1", modelId: "qwen", apiKey: "secret", contextWindow: 4096 }, {});

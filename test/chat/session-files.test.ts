@@ -246,4 +246,11 @@ test("model resolution: an OpenAI-compatible server, a bad spec from the environ
   await assert.rejects(resolveChatModel({}, {}), (error: unknown) => error instanceof CliError && error.message === NO_MODEL_MESSAGE);
   await assert.rejects(resolveChatModel({}, { BONSAI_MODEL: "nonsense" }), /is not provider\/id.*\(from BONSAI_MODEL\)$/);
   await assert.rejects(resolveChatModel({ baseUrl: "ftp://x" }, {}), /must be http or https$/);
+  // --api: a gateway speaking Anthropic's or OpenAI's Responses API, its key from that provider's variable
+  const gateway = await resolveChatModel({ baseUrl: "https://gw.example/anthropic/", modelId: "claude-gw", api: "anthropic-messages" }, { ANTHROPIC_API_KEY: "ak" });
+  assert.deepEqual([gateway.model.api, gateway.model.provider, gateway.model.baseUrl, gateway.apiKey], ["anthropic-messages", "anthropic", "https://gw.example/anthropic", "ak"]);
+  assert.equal((gateway.model as { compat?: unknown }).compat, undefined);
+  const responses = await resolveChatModel({}, { BONSAI_BASE_URL: "https://gw.example/v1", BONSAI_API: "openai-responses", OPENAI_API_KEY: "ok" });
+  assert.deepEqual([responses.model.api, responses.model.provider, responses.apiKey], ["openai-responses", "openai", "ok"]);
+  await assert.rejects(resolveChatModel({ baseUrl: "http://h/v1", api: "gemini" }, {}), (error: unknown) => error instanceof CliError && /^--api "gemini" is not one of openai-completions, openai-responses, anthropic-messages$/.test(error.message));
 });

@@ -34,6 +34,10 @@ describe("configuredSummarizer", () => {
     assert.deepEqual(configuredSummarizer({}, defaults, { BONSAI_MODEL: env.BONSAI_MODEL }), { model: env.BONSAI_MODEL, origin: "BONSAI_MODEL" });
     assert.deepEqual(configuredSummarizer({}, defaults, {}), { origin: "none" });
     assert.deepEqual(modelFromEnvironment({}), {});
+    // BONSAI_API says what the server speaks; --api wins over it
+    const gateway = { BONSAI_BASE_URL: "https://gw/anthropic", BONSAI_API: "anthropic-messages" };
+    assert.deepEqual(configuredSummarizer({}, defaults, gateway), { baseUrl: gateway.BONSAI_BASE_URL, api: "anthropic-messages", origin: "BONSAI_BASE_URL" });
+    assert.equal(configuredSummarizer({ api: "openai-responses" }, defaults, gateway).api, "openai-responses");
   });
 });
 

@@ -33,6 +33,7 @@ export function register(program: Command): void {
     .option("--model <provider/id>", "a pi-ai model, e.g. anthropic/claude-sonnet-4-5 (key from the provider's env var; or env BONSAI_MODEL)")
     .option("--base-url <url>", "an OpenAI-compatible server (Ollama, llama.cpp, vLLM), e.g. http://localhost:11434/v1 (or env BONSAI_BASE_URL)")
     .option("--model-id <id>", "model name to request from --base-url")
+    .option("--api <api>", "what --base-url speaks: openai-completions (default), openai-responses or anthropic-messages (a gateway or proxy; or env BONSAI_API)")
     .option("--api-key <key>", "API key (default: from the environment)")
     .option("--context-window <n>", "the model's context window in tokens (--base-url default 128000)", positiveInteger)
     .option(
