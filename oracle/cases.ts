@@ -4,7 +4,8 @@
  * bookkeeping entries as the last line (the leaf pi and omp infer), a torn last line; pi from
  * 0.87's context edits and system messages and checkpoints; oh-my-pi's title slot, reset
  * boundaries, failed and retried turns and unanswered tool calls. Each case is asked at its
- * default leaf, at no leaf, and at every entry.
+ * default leaf, at no leaf, and at every entry. A compaction of each dialect carries a native
+ * lane's payload, which every agent must read past to the readable summary.
  */
 import type { DialectName } from "../src/format/dialects/index.js";
 import { TITLE_SLOT_BYTES } from "../src/format/title-slot.js";
@@ -44,6 +45,26 @@ const result = (id: string, parentId: string | null, callId: string, text: strin
 const header = (id: string) => JSON.stringify({ type: "session", version: 3, id, timestamp: iso(0), cwd: "/work/shop" });
 const compaction = (id: string, parentId: string, firstKeptEntryId: string, summary: string, extra: Record<string, unknown> = {}) =>
   e("compaction", id, parentId, { summary, firstKeptEntryId, tokensBefore: 5000, details: { readFiles: ["src/a.ts"], modifiedFiles: [] }, ...extra });
+
+/** What a native compaction lane stores (src/summarizer/native-lane.ts): the provider's opaque payload and its figures. */
+const NATIVE = {
+  details: {
+    readFiles: [],
+    modifiedFiles: [],
+    method: "native",
+    native: { lane: "anthropic", route: "messages context_management compact_20260112", provider: "anthropic", model: "claude-sonnet-4-5", usage: { input: 2000, output: 900, cacheRead: 60000, cacheWrite: 0 }, cacheReadShare: 0.968, tokensShed: 4100, tokensWritten: 900, netTokens: 3200 },
+  },
+  preserveData: {
+    native: {
+      lane: "anthropic",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      api: "anthropic-messages",
+      route: "messages context_management compact_20260112",
+      data: { type: "compaction", content: "Project set up, login form added and styled." },
+    },
+  },
+};
 
 /** oh-my-pi's title slot: its JSON padded with spaces to 256 bytes with the newline. */
 function titleSlot(title: string): string {
@@ -105,7 +126,8 @@ function piCases(): OracleCase[] {
         compaction("c1", "a2", "u2", "The project is set up; a login form was asked for."),
         user("u3", "c1", "Style it"),
         assistant("a3", "u3", "Styled"),
-        compaction("c2", "a3", "u3", "Project set up, login form added and styled."),
+        // made by a native lane: the agents read the readable summary beside the provider's payload
+        compaction("c2", "a3", "u3", "Project set up, login form added and styled.", NATIVE),
         user("u4", "c2", "Now the logout"),
         assistant("a4", "u4", "Logout added"),
         compaction("c3", "a4", "c3", "Everything so far, nothing kept."),
@@ -214,7 +236,7 @@ function ompCases(): OracleCase[] {
         e("reset_boundary", "z1", "a1"),
         user("u2", "z1", "New task after /clear"),
         assistant("a2", "u2", "On it"),
-        compaction("c1", "a2", "u2", "The new task was started.", { shortSummary: "started", tokensAfter: 300, method: "soft", fromExtension: false }),
+        compaction("c1", "a2", "u2", "The new task was started.", { shortSummary: "started", tokensAfter: 300, method: "soft", fromExtension: false, preserveData: NATIVE.preserveData }),
         user("u3", "c1", "Continue"),
         assistant("a3", "u3", "Continued"),
         e("reset_boundary", "z2", "a3"),

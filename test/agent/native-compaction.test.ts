@@ -108,6 +108,11 @@ const LANES: LaneCase[] = [
       // the live request's prefix, so the provider reads what it cached
       assert.deepEqual(request.body.system, live.body.system);
       assert.equal(request.body.model, live.body.model);
+      // the span's messages are the live request's first messages, as sent (pi-ai marks only the last for caching)
+      const plain = (messages: unknown) => JSON.parse(JSON.stringify(messages).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ""));
+      const span = request.body.messages as unknown[];
+      assert.ok(span.length >= 10 && span.length < (live.body.messages as unknown[]).length);
+      assert.deepEqual(plain(span), plain((live.body.messages as unknown[]).slice(0, span.length)));
     },
     replays: (r) => {
       const first = messagesOf(r)[0];
