@@ -308,6 +308,12 @@ export async function runCompaction(ctx: CompactionRunContext, options: Compacti
   if (options.review) {
     const reviewed = await options.review(result.summary, signal);
     if (reviewed === undefined || signal.aborted) throw cancelled();
+    // an edited summary is what the user wants sent: a provider's payload of the unedited one is not kept to replay
+    if (reviewed !== result.summary && result.preserveData?.native) {
+      const { native: _unedited, ...preserveData } = result.preserveData;
+      result = { ...result, preserveData };
+      if (Object.keys(preserveData).length === 0) delete result.preserveData;
+    }
     result = { ...result, summary: reviewed };
   }
 

@@ -3,6 +3,9 @@
  * compaction carries the provider's payload in place of the readable summary message; a request
  * to any other model goes out as pi-ai builds it, with the readable summary. The rewrite happens
  * in pi-ai's `onPayload`, after the caller's own, so nothing else about the request changes.
+ * What bonsai's readable summary adds to the provider's text (verbatim requests, pins, file lists)
+ * goes with the payload as notes; a readable summary that no longer starts with the provider's
+ * text (edited since) is sent instead of the payload.
  *
  * A provider that refuses the payload (an item from another account, a gateway without the beta)
  * must not leave the session stuck: the request is sent again with the readable summary, and that
@@ -11,7 +14,7 @@
 import type { StreamFn } from "@mariozechner/pi-agent-core";
 import type { AssistantMessageEvent, AssistantMessageEventStream } from "@mariozechner/pi-ai";
 import { COMPACTION_SUMMARY_INTRO } from "../messages/convert.js";
-import { type NativePayload, type ProviderBody, replaysTo } from "../summarizer/native-lane.js";
+import { type NativePayload, type ProviderBody, replayNotes, replaysTo } from "../summarizer/native-lane.js";
 import { laneById } from "../summarizer/native-lanes.js";
 
 /** The context's latest compaction: its native payload and readable summary. */
@@ -27,14 +30,15 @@ export function replayingStream(base: StreamFn, contextNative: ContextNative, on
   return async (model, context, options) => {
     const found = contextNative();
     const lane = found && replaysTo(found.payload, model) && !refused.has(found.payload) ? laneById(found.payload.lane) : undefined;
-    if (!found || !lane) return base(model, context, options);
+    const notes = lane && found ? replayNotes(lane, found.payload, found.summary) : undefined;
+    if (!found || !lane || notes === undefined) return base(model, context, options);
     const headers = lane.replayHeaders?.({ model, hasTools: (context.tools?.length ?? 0) > 0, headers: options?.headers });
     const replayed = await base(model, context, {
       ...options,
       ...(headers ? { headers: { ...options?.headers, ...headers } } : {}),
       onPayload: async (payload, payloadModel) => {
         const given = ((await options?.onPayload?.(payload, payloadModel)) ?? payload) as ProviderBody;
-        return lane.replay(given, found.payload, (text) => isSummaryMessage(text, found.summary), model) ?? given;
+        return lane.replay(given, found.payload, (text) => isSummaryMessage(text, found.summary), model, notes) ?? given;
       },
     });
     const { createAssistantMessageEventStream } = await import("@mariozechner/pi-ai");

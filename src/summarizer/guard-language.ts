@@ -104,8 +104,11 @@ const FUNCTION_WORDS: Record<GuardLanguage, ReadonlySet<string>> = {
 /** The language most of `texts` are written in, by their function words; English when none stands out. */
 export function conversationLanguage(texts: readonly string[]): GuardLanguage {
   const counts = new Map<GuardLanguage, number>(LANGUAGES.map((language) => [language, 0]));
-  // prose only: code spans, paths and file names are no language ("de.json", `el`)
-  const prose = texts.join(" ").replace(/`[^`\n]*`/g, " ").replace(/\S*[/.]\S*/g, " ").toLowerCase();
+  // prose only: code spans, paths and file names are no language ("de.json", `el`). Words are
+  // split on whitespace rather than matched with /\S*[/.]\S*/, which backtracks quadratically
+  // over a long run without spaces (a pasted blob took seconds).
+  const words = texts.join(" ").replace(/`[^`\n]*`/g, " ").split(/\s+/);
+  const prose = words.filter((word) => !word.includes("/") && !word.includes(".")).join(" ").toLowerCase();
   for (const word of prose.match(/\p{L}+/gu) ?? []) {
     for (const language of LANGUAGES) if (FUNCTION_WORDS[language].has(word)) counts.set(language, (counts.get(language) ?? 0) + 1);
   }

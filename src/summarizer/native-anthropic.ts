@@ -30,6 +30,8 @@ export const ANTHROPIC_COMPACTION_BETA = "compact-2026-01-12";
 /** The API refuses a compaction trigger below this many input tokens. */
 export const ANTHROPIC_MIN_TRIGGER = 50_000;
 const EDIT_TYPE = "compact_20260112";
+/** Opens the notes sent after a replayed block: what bonsai's readable summary adds to the provider's. */
+export const REPLAY_NOTES_INTRO = "Notes kept beside the compacted history above (exact user requests, pinned messages, files touched):";
 
 interface Message {
   role: string;
@@ -96,19 +98,25 @@ export const anthropicLane: NativeLane = {
     return { data: block, readable, usage: usageOf(answer) };
   },
 
-  replay(body, stored, isSummary, model) {
+  replay(body, stored, isSummary, model, notes) {
     const messages = Array.isArray(body.messages) ? (body.messages as Message[]) : [];
     const at = messages.findIndex((m) => m.role === "user" && isSummary(contentText(m.content)));
     if (at < 0) return undefined;
-    const next = messages[at + 1];
-    const blocks = (content: unknown) => (typeof content === "string" ? [{ type: "text", text: content }] : (content as unknown[]));
+    let rest = messages.slice(at + 1);
+    let opening: Message = { role: "assistant", content: [stored.data] };
     // The block opens the assistant turn; a kept turn that starts with the assistant continues it.
-    const replacement = next?.role === "assistant" ? [{ role: "assistant", content: [stored.data, ...blocks(next.content)] }] : [{ role: "assistant", content: [stored.data] }];
-    const replayed = [...messages.slice(0, at), ...replacement, ...messages.slice(at + (next?.role === "assistant" ? 2 : 1))];
+    if (!notes && rest[0]?.role === "assistant") {
+      const next = rest[0].content;
+      opening = { role: "assistant", content: [stored.data, ...(typeof next === "string" ? [{ type: "text", text: next }] : (next as unknown[]))] };
+      rest = rest.slice(1);
+    }
+    const kept = notes ? [{ role: "user", content: [{ type: "text", text: `${REPLAY_NOTES_INTRO}\n\n${notes}` }] }] : [];
     const edit = { type: EDIT_TYPE, trigger: { type: "input_tokens", value: Math.max(ANTHROPIC_MIN_TRIGGER, model.contextWindow ?? 0) } };
     const current = (body.context_management as { edits?: { type?: string }[] } | undefined)?.edits ?? [];
-    return { ...(current.some((e) => e.type === EDIT_TYPE) ? body : withEdit(body, edit)), messages: replayed };
+    return { ...(current.some((e) => e.type === EDIT_TYPE) ? body : withEdit(body, edit)), messages: [...messages.slice(0, at), opening, ...kept, ...rest] };
   },
+
+  providerText: (data) => (typeof (data as { content?: unknown })?.content === "string" ? (data as { content: string }).content : undefined),
 
   replayHeaders({ model, hasTools, headers }: ReplayContext) {
     const given = headers?.["anthropic-beta"]?.split(",").map((b) => b.trim()).filter(Boolean);

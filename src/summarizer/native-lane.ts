@@ -64,10 +64,18 @@ export interface NativeLane {
   compact(request: NativeRequest): Promise<NativeOutcome>;
   /**
    * The live request `body` with the message carrying the readable summary (the first user
-   * message whose text `isSummary` accepts) replaced by the stored payload; undefined when no
-   * message is the summary, so the request goes out as it was, with the readable summary.
+   * message whose text `isSummary` accepts) replaced by the stored payload, followed by `notes`
+   * when there are any; undefined when no message is the summary, so the request goes out as it
+   * was, with the readable summary.
    */
-  replay(body: ProviderBody, stored: NativePayload, isSummary: (text: string) => boolean, model: Model<Api>): ProviderBody | undefined;
+  replay(body: ProviderBody, stored: NativePayload, isSummary: (text: string) => boolean, model: Model<Api>, notes: string): ProviderBody | undefined;
+  /**
+   * The provider's readable text inside a payload. The readable summary starts with it, and what
+   * bonsai wrote after it (verbatim requests, pins, a split turn's beginning, file lists) is sent
+   * as notes beside a replayed payload. Undefined: the payload keeps the user's messages itself
+   * (OpenAI's compacted window), and no notes are needed.
+   */
+  providerText?(data: unknown): string | undefined;
   /** what the provider's error says when it refuses a replayed payload (the request is then sent with the readable summary) */
   readonly refusal: RegExp;
   /** headers a request replaying a payload needs on top of the ones pi-ai sends (Anthropic's compaction beta) */
@@ -94,6 +102,18 @@ export class NativeCompactionError extends Error {
 /** Whether `stored` was made by `model`, the only model it may be replayed to. */
 export function replaysTo(stored: NativePayload, model: Model<Api>): boolean {
   return stored.provider === model.provider && stored.model === model.id && stored.api === model.api;
+}
+
+/**
+ * The notes a replay of `stored` sends beside the payload: what the readable summary says after
+ * the provider's own text. Undefined when the readable summary does not start with that text (it
+ * was changed after the provider wrote it), so the payload is not replayed at all.
+ */
+export function replayNotes(lane: Pick<NativeLane, "providerText">, stored: NativePayload, summary: string): string | undefined {
+  if (!lane.providerText) return "";
+  const text = lane.providerText(stored.data)?.trim();
+  if (!text || !summary.startsWith(text)) return undefined;
+  return summary.slice(text.length).trim();
 }
 
 /** `preserveData.native` when it has the shape a lane wrote, else undefined. */

@@ -13,6 +13,7 @@ import { AgentSession } from "../../src/agent/agent-session.js";
 import type { AgentSessionEvent } from "../../src/agent/events.js";
 import type { CompactionEntry } from "../../src/format/entry-types.js";
 import { COMPACTION_SUMMARY_INTRO } from "../../src/messages/convert.js";
+import { REPLAY_NOTES_INTRO } from "../../src/summarizer/native-anthropic.js";
 import { SessionManager } from "../../src/session/manager.js";
 import { bigText, scriptedSummarizer } from "../helpers/agent-harness.js";
 import { type ProviderReply, type ProviderServer, type RecordedRequest, startAnthropicServer, startResponsesServer } from "../helpers/provider-servers.js";
@@ -39,7 +40,7 @@ interface LaneCase {
   /** the provider's error when it refuses a replayed payload */
   refusedWith: string;
   /** a replaying request against the live request before the compaction */
-  checkReplay?: (replayed: RecordedRequest, live: RecordedRequest) => void;
+  checkReplay?: (replayed: RecordedRequest, live: RecordedRequest, summary: string) => void;
   /** the readable summary as a user message in a live request */
   reads: (request: RecordedRequest) => boolean;
 }
@@ -126,7 +127,13 @@ const LANES: LaneCase[] = [
       );
     },
     reads: (r) => readsSummary(r) && r.body.context_management === undefined,
-    checkReplay(replayed, live) {
+    checkReplay(replayed, live, summary) {
+      // what bonsai's readable summary adds to the provider's (the verbatim requests here) goes with the block
+      const notes = summary.slice(COMPACTION_TEXT.length).trim();
+      assert.ok(notes.startsWith("## User requests") && notes.includes("> request 6 "), notes.slice(0, 100));
+      const second = messagesOf(replayed)[1];
+      assert.equal(second.role, "user");
+      assert.ok(text(second.content).startsWith(REPLAY_NOTES_INTRO) && text(second.content).endsWith(notes));
       // the betas pi-ai sends on its own stay, with the compaction beta added
       const betas = (r: RecordedRequest) => String(r.headers["anthropic-beta"] ?? "").split(",").filter(Boolean);
       assert.ok(betas(live).length > 0, "pi-ai sends a beta of its own for this model");
@@ -254,7 +261,7 @@ for (const lane of LANES) {
       await agent.prompt("and now?");
       const replayed = server.requests.slice(next).filter((r) => !lane.isCompaction(r));
       assert.ok(replayed.length >= 1 && replayed.every(lane.replays), JSON.stringify(replayed[0]?.body).slice(0, 400));
-      lane.checkReplay?.(replayed[0], sent[0]);
+      lane.checkReplay?.(replayed[0], sent[0], entry.summary);
 
       // another model gets the readable summary, and no payload
       agent.setModel((await session()).models[1]);
@@ -300,6 +307,21 @@ for (const lane of LANES) {
       } finally {
         refuseReplay = false;
       }
+    });
+
+    test("a summary edited before it is stored keeps no payload: the edit is what every model reads", async () => {
+      compactionReply = lane.compacted;
+      const { manager, agent } = await session();
+      await agent.compact(undefined, { review: async (summary) => `${summary}\n\nEdited: the login form is out of scope.` });
+      const [entry] = compactions(manager);
+      assert.equal((entry.details as { method: string }).method, "native");
+      assert.equal(entry.preserveData, undefined);
+      assert.match(entry.summary, /Edited: the login form is out of scope\.$/);
+      const next = server.requests.length;
+      await agent.prompt("go on");
+      const sent = server.requests.slice(next).filter((r) => !lane.isCompaction(r));
+      assert.ok(sent.length >= 1 && lane.reads(sent[0]) && !lane.replays(sent[0]));
+      manager.close();
     });
 
     test("a native failure falls back to the next method once", async () => {

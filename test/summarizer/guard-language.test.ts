@@ -19,6 +19,14 @@ describe("the conversation's language", () => {
     assert.equal(conversationLanguage(["Add the flag to the CLI, and make sure it is documented."]), "en");
     assert.equal(conversationLanguage(["fix src/a.ts"]), "en", "too few words to tell");
     assert.equal(conversationLanguage(["Copy en.json to de.json, de-CH.json and de-AT.json, then the `el` and `del` keys."]), "en", "file names and code are no language");
+ 
+  });
+
+  it("reads a pasted blob without spaces in one pass", { timeout: 20_000 }, () => {
+    // /\S*[/.]\S*/ took about 30 s here: it backtracked over the whole blob from every position
+    const blob = "Q".repeat(400_000);
+    assert.equal(conversationLanguage([`Poi modifica il file così che non usi ${blob} variabili globali, per favore. Anche i test della cartella.`]), "it");
+    assert.equal(conversationLanguage([`${blob}/x.ts il che di non per`, "il che"]), "it", "the blob with a slash is a path; the words after it count");
   });
 });
 

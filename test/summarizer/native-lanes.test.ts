@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { anthropicLane } from "../../src/summarizer/native-anthropic.js";
-import { endpoint, NativeCompactionError, type NativePayload, nativePayloadOf, replaysTo } from "../../src/summarizer/native-lane.js";
+import { endpoint, NativeCompactionError, type NativePayload, nativePayloadOf, replayNotes, replaysTo } from "../../src/summarizer/native-lane.js";
 import { laneById, laneFor, NATIVE_LANES } from "../../src/summarizer/native-lanes.js";
 import { openAiResponsesLane } from "../../src/summarizer/native-openai.js";
 
@@ -83,14 +83,28 @@ describe("Anthropic lane", () => {
   test("replay: the block opens an assistant turn in the summary's place; a kept assistant turn continues it; the edit never fires", () => {
     const block = { type: "compaction", content: "notes" };
     const m = model("anthropic-messages");
-    const replayed = anthropicLane.replay({ messages: [{ role: "user", content: [{ type: "text", text: summaryText }] }, { role: "user", content: "next" }] }, stored(block), isSummary, m);
+    const replayed = anthropicLane.replay({ messages: [{ role: "user", content: [{ type: "text", text: summaryText }] }, { role: "user", content: "next" }] }, stored(block), isSummary, m, "");
     assert.deepEqual(replayed, {
       messages: [{ role: "assistant", content: [block] }, { role: "user", content: "next" }],
       context_management: { edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 300_000 } }] },
     });
-    const split = anthropicLane.replay({ messages: [{ role: "user", content: summaryText }, { role: "assistant", content: "partial" }] }, stored(block), isSummary, m);
+    const split = anthropicLane.replay({ messages: [{ role: "user", content: summaryText }, { role: "assistant", content: "partial" }] }, stored(block), isSummary, m, "");
     assert.deepEqual((split as { messages: unknown }).messages, [{ role: "assistant", content: [block, { type: "text", text: "partial" }] }]);
-    assert.equal(anthropicLane.replay({ messages: [{ role: "user", content: "no summary here" }] }, stored(block), isSummary, m), undefined);
+    assert.equal(anthropicLane.replay({ messages: [{ role: "user", content: "no summary here" }] }, stored(block), isSummary, m, ""), undefined);
+    // notes (what bonsai's summary adds) follow the block as a user turn, before the kept assistant turn
+    const noted = anthropicLane.replay({ messages: [{ role: "user", content: summaryText }, { role: "assistant", content: "partial" }] }, stored(block), isSummary, m, "## Pinned\n> keep the API stable");
+    const sent = (noted as { messages: { role: string; content: unknown }[] }).messages;
+    assert.deepEqual(sent.map((x) => x.role), ["assistant", "user", "assistant"]);
+    assert.match(JSON.stringify(sent[1].content), /Notes kept beside[^"]*\\n\\n## Pinned\\n> keep the API stable/);
+  });
+
+  test("notes: what the readable summary says after the provider's text; nothing to replay when it no longer starts with it", () => {
+    const payload = stored({ type: "compaction", content: " Provider notes. " });
+    assert.equal(replayNotes(anthropicLane, payload, "Provider notes.\n\n## User requests\n> exact"), "## User requests\n> exact");
+    assert.equal(replayNotes(anthropicLane, payload, "Provider notes."), "");
+    assert.equal(replayNotes(anthropicLane, payload, "An edited summary."), undefined);
+    assert.equal(replayNotes(anthropicLane, stored({ type: "compaction" }), "x"), undefined);
+    assert.equal(replayNotes(openAiResponsesLane, stored([], "openai-responses"), "anything"), "", "OpenAI's window keeps the user's messages itself");
   });
 
   test("replay headers keep the betas pi-ai or the caller send and add the compaction beta", () => {
@@ -125,7 +139,7 @@ describe("OpenAI Responses lane", () => {
   test("replay: the window's items take the summary message's place", () => {
     const items = [{ type: "compaction", id: "c", encrypted_content: "x" }];
     const body = { input: [input[0], { role: "user", content: [{ type: "input_text", text: summaryText }] }, input[1]] };
-    assert.deepEqual(openAiResponsesLane.replay(body, stored(items, "openai-responses"), isSummary, model("openai-responses")), { input: [input[0], ...items, input[1]] });
-    assert.equal(openAiResponsesLane.replay({ input }, stored(items, "openai-responses"), isSummary, model("openai-responses")), undefined);
+    assert.deepEqual(openAiResponsesLane.replay(body, stored(items, "openai-responses"), isSummary, model("openai-responses"), ""), { input: [input[0], ...items, input[1]] });
+    assert.equal(openAiResponsesLane.replay({ input }, stored(items, "openai-responses"), isSummary, model("openai-responses"), ""), undefined);
   });
 });
