@@ -7,7 +7,7 @@
  * What a lane returns is opaque to everyone but that provider: it is stored in the compaction
  * entry's `preserveData.native` with the provider, model, API and route that made it, and replayed
  * only to that same model. Every other reader (another model, pi, oh-my-pi, the viewer) reads the
- * entry's readable `summary`, which is always written beside it.
+ * entry's readable `summary`, which is always written beside it (docs/ARCHITECTURE.md, decision 14).
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
 
