@@ -35,7 +35,7 @@ import { type TreeMoveOptions, TreeMoves } from "./session-tree.js";
 import { pruneStep, savingsStep } from "./session-prune.js";
 import { midTurnTransform } from "./mid-turn.js";
 import { nativeOfContext } from "./native-method.js";
-import { replayingStream } from "./native-replay.js";
+import { nativeReplay } from "./native-replay.js";
 import type { AgentSessionOptions } from "./session-options.js";
 import { errorText } from "../util/error-text.js";
 
@@ -68,6 +68,8 @@ export class AgentSession {
     const emit = this.events.emit.bind(this.events);
     this.retry = new TurnRetry(() => this.settings.retry, emit, this.now);
     const { remoteEndpoint, models, model: compactionModel, methods } = this.settings.compaction;
+    // a native compaction's payload goes back to the model that made it, in its requests and in the next compaction's
+    const replay = nativeReplay(nativeOfContext(this.sessionManager, () => this.agent.state.messages as AgentMessage[]), (message) => emit({ type: "warning", message }));
     const summarizers = new SummarizerSource({
       ...options,
       remoteEndpoint,
@@ -76,7 +78,12 @@ export class AgentSession {
       methods,
       resolveModel,
       onSkip: (message) => emit({ type: "warning", message }),
-      requestShape: () => ({ systemPrompt: this.agent.state.systemPrompt, tools: this.agent.state.tools as never }),
+      requestShape: () => ({
+        systemPrompt: this.agent.state.systemPrompt,
+        tools: this.agent.state.tools as never,
+        options: { reasoning: this.agent.state.thinkingLevel === "off" ? undefined : this.agent.state.thinkingLevel, sessionId: this.agent.sessionId },
+        rewrite: (body) => replay.rewrite(this.agent.state.model as Model<Api>, body),
+      }),
     });
     const sessionContext = this.sessionManager.buildSessionContext();
     this.agent = new AgentClass({
@@ -93,8 +100,7 @@ export class AgentSession {
       // the session keeps every entry; a request leaves out tool results a provider would refuse
       convertToLlm: (messages) => withoutStrayToolResults(convertToLlm(messages as AgentMessage[])) as never,
       ...(options.getApiKey ? { getApiKey: options.getApiKey } : {}),
-      // a native compaction's payload goes back to the model that made it (native-replay.ts)
-      streamFn: replayingStream(stream, nativeOfContext(this.sessionManager, () => this.agent.state.messages as AgentMessage[]), (message) => emit({ type: "warning", message })),
+      streamFn: replay.stream(stream),
     });
     this.context = new AgentContext(this.agent, this.sessionManager);
     const shared = { context: this.context, sessionManager: this.sessionManager, settings: this.settings, hooks: this.hooks, summarizers };

@@ -16,8 +16,8 @@ import { convertToLlm } from "../messages/convert.js";
 import { withoutStrayToolResults } from "../messages/tool-pairing.js";
 import { NATIVE_COMPACTION_INSTRUCTIONS } from "../prompts/compaction.js";
 import type { SessionManager } from "../session/manager.js";
-import { type NativeCompactionDetails, type NativeLane, type NativePayload, nativePayloadOf } from "../summarizer/native-lane.js";
-import { type NativeSummarizer, nativeSummarizer } from "../summarizer/native-summarizer.js";
+import { type NativeCompactionDetails, type NativeLane, type NativePayload, nativePayloadOf, type ProviderBody } from "../summarizer/native-lane.js";
+import { type NativeStreamOptions, type NativeSummarizer, nativeSummarizer } from "../summarizer/native-summarizer.js";
 import type { Summarizer } from "../summarizer/types.js";
 
 /** What the chain is built for: the messages a compaction replaces (the previous summary first). */
@@ -33,8 +33,16 @@ export interface CompactionSpan {
   customInstructions?: string;
 }
 
-/** What the agent sends besides messages: the request's system prompt and tools. */
-export type AgentRequestShape = () => Pick<Context, "systemPrompt" | "tools">;
+/** What the agent's own requests are made of besides the messages, so a compaction request matches them. */
+export interface AgentRequest {
+  systemPrompt: string;
+  tools: Context["tools"];
+  /** the stream options that shape the body: the reasoning level (a change of thinking invalidates Anthropic's cache) and the session id (OpenAI's cache key) */
+  options: NativeStreamOptions;
+  /** what every live request's body goes through: the replay of the previous native compaction */
+  rewrite?: (body: ProviderBody) => ProviderBody;
+}
+export type AgentRequestShape = () => AgentRequest;
 
 export interface NativeLinkOptions {
   lane: NativeLane;
@@ -49,11 +57,14 @@ export interface NativeLinkOptions {
 export function nativeLink(options: NativeLinkOptions): NativeSummarizer {
   const { span } = options;
   const focus = span.customInstructions?.trim();
+  const { systemPrompt, tools, options: streamOptions, rewrite } = options.shape();
   return nativeSummarizer({
     lane: options.lane,
     model: options.model,
     apiKey: options.apiKey,
-    context: { ...options.shape(), messages: withoutStrayToolResults(convertToLlm(span.messages)) as Context["messages"] },
+    context: { systemPrompt, tools, messages: withoutStrayToolResults(convertToLlm(span.messages)) as Context["messages"] },
+    streamOptions,
+    ...(rewrite ? { rewrite } : {}),
     instructions: focus ? `${NATIVE_COMPACTION_INSTRUCTIONS}\n\nAdditional focus: ${focus}` : NATIVE_COMPACTION_INSTRUCTIONS,
     readable: options.readable,
   });
@@ -69,7 +80,9 @@ export function nativeDetails(summarizer: NativeSummarizer, result: CompactionRe
   if (!payload || !outcome) return undefined;
   const { usage } = outcome;
   const input = usage.input + usage.cacheRead + usage.cacheWrite;
-  const tokensShed = Math.max(0, replacedTokens - messageTextTokens(result.summary));
+  // what a request to the same model carries instead: the payload as replayed, else the readable summary
+  const kept = summarizer.lane.replayedTokens?.(outcome) ?? messageTextTokens(result.summary);
+  const tokensShed = Math.max(0, replacedTokens - kept);
   const tokensWritten = usage.output + usage.cacheWrite;
   return {
     lane: payload.lane,

@@ -66,7 +66,7 @@ export function resumedModelOptions(flags: ChatModelOptions, remembered: Remembe
     if (flags.modelId) return flags;
     // the same server as recorded, or a session that recorded none of a chat-completions server
     if (remembered.baseUrl === undefined ? remembered.provider !== OPENAI_COMPATIBLE : !sameUrl(remembered.baseUrl, flags.baseUrl)) return flags;
-    return window({ ...flags, modelId: remembered.modelId });
+    return window({ ...flags, ...(flags.api === undefined && remembered.api !== undefined ? { api: remembered.api } : {}), modelId: remembered.modelId });
   }
   if (remembered.baseUrl !== undefined) {
     const api = remembered.api === undefined ? {} : { api: remembered.api };

@@ -38,11 +38,36 @@ interface Message {
   content: unknown;
 }
 
+/** An Anthropic OAuth token (a Claude subscription), sent as a bearer with betas of its own. */
+const isOAuth = (apiKey: string | undefined) => apiKey?.includes("sk-ant-oat") === true;
+const OAUTH_BETAS = ["claude-code-20250219", "oauth-2025-04-20"];
+
 /** The key as pi-ai sends it: OAuth tokens as a bearer, API keys as `x-api-key`. */
 function authHeaders(apiKey: string | undefined): Record<string, string> {
   if (!apiKey) return {};
-  return apiKey.includes("sk-ant-oat") ? { authorization: `Bearer ${apiKey}` } : { "x-api-key": apiKey };
+  return isOAuth(apiKey) ? { authorization: `Bearer ${apiKey}` } : { "x-api-key": apiKey };
 }
+
+const betaList = (value: string | undefined) => value?.split(",").map((b) => b.trim()).filter(Boolean);
+
+/**
+ * Whether Anthropic compacts on the server for this model id: Opus and Sonnet from 4.6, Fable and
+ * Mythos from 5 (the documented list of the compact-2026-01-12 beta). Dates in ids are no version.
+ */
+export function anthropicCompacts(id: string): boolean {
+  const match = /(opus|sonnet|fable|mythos)-(\d{1,2})(?:[.-](\d{1,2})(?!\d))?/.exec(id);
+  if (!match) return false;
+  const version = Number(match[2]) + Number(match[3] ?? 0) / 10;
+  return match[1] === "opus" || match[1] === "sonnet" ? version >= 4.6 : version >= 5;
+}
+
+/** The last message of a compaction request must be the user's: the models that compact refuse a prefilled answer. */
+function endingWithUser(messages: Message[]): Message[] {
+  if (messages.at(-1)?.role === "user") return messages;
+  return [...messages, { role: "user", content: [{ type: "text", text: COMPACTION_TURN }] }];
+}
+/** The user turn a compaction request ends with when the span ends with an answer. */
+export const COMPACTION_TURN = "Checkpoint the work so far.";
 
 /** `body` with `edit` added to its context-management edits (any compaction edit already there replaced). */
 function withEdit(body: ProviderBody, edit: Record<string, unknown>): ProviderBody {
@@ -76,16 +101,20 @@ export const anthropicLane: NativeLane = {
   id: "anthropic",
   route: `messages context_management ${EDIT_TYPE}`,
   writesText: true,
-  minTokens: ANTHROPIC_MIN_TRIGGER,
-  refusal: /compaction|context_management|compact[-_]20260112/i,
+  // the span is estimated (4 characters a token); the margin keeps it above the floor as the provider counts
+  minTokens: 55_000,
+  serves: (model) => model.provider === "anthropic" && anthropicCompacts(model.id),
+  refusal: /compaction|context_management|compact[-_]2026/i,
 
   async compact(request: NativeRequest): Promise<NativeOutcome> {
     const { model, body } = request;
     const edit = { type: EDIT_TYPE, trigger: { type: "input_tokens", value: ANTHROPIC_MIN_TRIGGER }, pause_after_compaction: true, instructions: request.instructions };
+    const betas = new Set([...(isOAuth(request.apiKey) ? OAUTH_BETAS : []), ...(betaList(model.headers?.["anthropic-beta"]) ?? []), ANTHROPIC_COMPACTION_BETA]);
+    const messages = endingWithUser(Array.isArray(body.messages) ? (body.messages as Message[]) : []);
     const answer = await postJson(
       endpoint(model.baseUrl, "v1/messages"),
-      { "anthropic-version": "2023-06-01", "anthropic-beta": ANTHROPIC_COMPACTION_BETA, ...authHeaders(request.apiKey), ...model.headers },
-      withEdit({ ...body, stream: false }, edit),
+      { "anthropic-version": "2023-06-01", ...authHeaders(request.apiKey), ...model.headers, "anthropic-beta": [...betas].join(",") },
+      withEdit({ ...body, messages, stream: false }, edit),
       request,
     );
     const blocks = Array.isArray(answer.content) ? (answer.content as Record<string, unknown>[]) : [];
@@ -118,9 +147,10 @@ export const anthropicLane: NativeLane = {
 
   providerText: (data) => (typeof (data as { content?: unknown })?.content === "string" ? (data as { content: string }).content : undefined),
 
-  replayHeaders({ model, hasTools, headers }: ReplayContext) {
-    const given = headers?.["anthropic-beta"]?.split(",").map((b) => b.trim()).filter(Boolean);
-    const betas = new Set([...(given ?? piAiBetas(model, hasTools)), ANTHROPIC_COMPACTION_BETA]);
-    return { "anthropic-beta": [...betas].join(",") };
+  // pi-ai lets the caller's headers, then the model's, replace its own betas: the list is rebuilt the same way, with the compaction beta added
+  replayHeaders({ model, hasTools, headers, apiKey }: ReplayContext) {
+    const own = [...(isOAuth(apiKey) ? OAUTH_BETAS : []), ...piAiBetas(model, hasTools)];
+    const given = betaList(headers?.["anthropic-beta"]) ?? betaList(model.headers?.["anthropic-beta"]) ?? own;
+    return { "anthropic-beta": [...new Set([...given, ANTHROPIC_COMPACTION_BETA])].join(",") };
   },
 };

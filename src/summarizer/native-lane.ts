@@ -36,6 +36,8 @@ export interface NativePayload {
   api: string;
   /** how the provider was asked ("messages context_management compact_20260112", "responses/compact") */
   route: string;
+  /** the endpoint that made it: a payload goes back only to the same one */
+  baseUrl?: string;
   data: unknown;
 }
 
@@ -57,8 +59,15 @@ export interface NativeLane {
   /** recorded in `preserveData.native.lane` */
   readonly id: string;
   readonly route: string;
-  /** the fewest input tokens the provider compacts (Anthropic refuses a trigger under 50,000) */
+  /** the fewest estimated tokens a span must have (Anthropic refuses a trigger under 50,000) */
   readonly minTokens: number;
+  /**
+   * Whether the lane may be tried for this model: the provider's own endpoint or a base URL the
+   * user named for that API, and a model the provider compacts. Third-party providers of the same
+   * API (gateways in pi-ai's registry) are left out: one that ignores the request would answer
+   * the whole span as a prompt, and bill it.
+   */
+  serves(model: Model<Api>): boolean;
   /** the provider writes readable text with its payload; when it does not, bonsai's summary is made beside it */
   readonly writesText: boolean;
   compact(request: NativeRequest): Promise<NativeOutcome>;
@@ -76,6 +85,8 @@ export interface NativeLane {
    * (OpenAI's compacted window), and no notes are needed.
    */
   providerText?(data: unknown): string | undefined;
+  /** the tokens a replay of the payload puts in a request, when they are not the readable summary's */
+  replayedTokens?(outcome: NativeOutcome): number;
   /** what the provider's error says when it refuses a replayed payload (the request is then sent with the readable summary) */
   readonly refusal: RegExp;
   /** headers a request replaying a payload needs on top of the ones pi-ai sends (Anthropic's compaction beta) */
@@ -89,6 +100,8 @@ export interface ReplayContext {
   hasTools: boolean;
   /** headers the caller already sends */
   headers?: Record<string, string>;
+  /** the key the request is sent with (an Anthropic OAuth token needs betas of its own) */
+  apiKey?: string;
 }
 
 /** A native failure: the provider answered, but not with a compaction. Never retried. */
@@ -101,7 +114,8 @@ export class NativeCompactionError extends Error {
 
 /** Whether `stored` was made by `model`, the only model it may be replayed to. */
 export function replaysTo(stored: NativePayload, model: Model<Api>): boolean {
-  return stored.provider === model.provider && stored.model === model.id && stored.api === model.api;
+  const sameEndpoint = stored.baseUrl === undefined || stored.baseUrl.replace(/\/+$/, "") === model.baseUrl.replace(/\/+$/, "");
+  return stored.provider === model.provider && stored.model === model.id && stored.api === model.api && sameEndpoint;
 }
 
 /**
@@ -136,6 +150,9 @@ export function endpoint(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
 }
 
+/** How long a compaction request may take: a provider summarizing a long span answers slowly, but not never. */
+export const NATIVE_TIMEOUT_MS = 600_000;
+
 /** POSTs JSON and returns the parsed answer; an HTTP error or a body that is not JSON throws, naming the endpoint. */
 export async function postJson(
   url: string,
@@ -143,11 +160,12 @@ export async function postJson(
   body: unknown,
   options: { signal?: AbortSignal; fetch?: typeof fetch },
 ): Promise<Record<string, unknown>> {
+  const timeout = AbortSignal.timeout(NATIVE_TIMEOUT_MS);
   const response = await (options.fetch ?? fetch)(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
-    signal: options.signal,
+    signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
   });
   const text = await response.text();
   if (!response.ok) {

@@ -12,9 +12,10 @@ export const NATIVE_LANES: Readonly<Partial<Record<Api, NativeLane>>> = Object.f
   "openai-responses": openAiResponsesLane,
 });
 
-/** The lane for the model's API, if any. */
-export function laneFor(model: Pick<Model<Api>, "api">): NativeLane | undefined {
-  return NATIVE_LANES[model.api];
+/** The lane for the model's API, if it serves that model (its provider and id; native-lane.ts `serves`). */
+export function laneFor(model: Model<Api>): NativeLane | undefined {
+  const lane = NATIVE_LANES[model.api];
+  return lane?.serves(model) ? lane : undefined;
 }
 
 /** The lane that wrote a stored payload (`preserveData.native.lane`). */

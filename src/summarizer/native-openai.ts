@@ -33,7 +33,10 @@ export const openAiResponsesLane: NativeLane = {
   route: "responses/compact",
   writesText: false,
   minTokens: 0,
-  refusal: /encrypted_content|compaction/i,
+  // OpenAI's own endpoint, or a base URL the user named for the Responses API (provider "openai")
+  serves: (model) => model.provider === "openai",
+  // "The encrypted content for item cmp_… could not be verified" (code invalid_encrypted_content, which pi-ai's message leaves out)
+  refusal: /encrypted[ _]content|could not be verified|compaction/i,
 
   async compact(request: NativeRequest): Promise<NativeOutcome> {
     const { model, body } = request;
@@ -60,6 +63,12 @@ export const openAiResponsesLane: NativeLane = {
       usage: { input: Math.max(0, count(usage.input_tokens) - cached), output: count(usage.output_tokens), cacheRead: cached, cacheWrite: 0 },
     };
   },
+
+  // the window keeps the user's messages word for word; the compaction item is about the size the provider wrote
+  replayedTokens: (outcome) =>
+    (Array.isArray(outcome.data) ? (outcome.data as Item[]) : [])
+      .filter((item) => item.role === "user")
+      .reduce((sum, item) => sum + Math.ceil(contentText(item.content).length / 4), outcome.usage.output),
 
   replay(body, stored, isSummary) {
     const input = Array.isArray(body.input) ? (body.input as Item[]) : [];

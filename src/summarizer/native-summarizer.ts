@@ -9,10 +9,13 @@
  * beginning; the short summary. A `readable` that fails, or whose window the prompt does not fit,
  * is replaced by the extractive summary, which cannot fail.
  */
-import type { Api, Context, Model } from "@mariozechner/pi-ai";
+import type { Api, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { extractiveSummarizer } from "./extractive.js";
 import { NativeCompactionError, type NativeLane, type NativeOutcome, type NativePayload, type ProviderBody } from "./native-lane.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "./types.js";
+
+/** The stream options of the agent's requests that change the body pi-ai builds. */
+export type NativeStreamOptions = Pick<SimpleStreamOptions, "reasoning" | "sessionId" | "thinkingBudgets">;
 
 export interface NativeSummarizerOptions {
   lane: NativeLane;
@@ -20,12 +23,16 @@ export interface NativeSummarizerOptions {
   apiKey: string | undefined;
   /** what the agent would send for the span: its system prompt and tools, the span's messages */
   context: Context;
+  streamOptions?: NativeStreamOptions;
+  /** what the agent's live requests go through (the previous native compaction replayed), so the prefix is theirs */
+  rewrite?: (body: ProviderBody) => ProviderBody;
   instructions: string;
   readable: Summarizer;
   fetch?: typeof fetch;
 }
 
 export interface NativeSummarizer extends Summarizer {
+  readonly lane: NativeLane;
   /** the stored form of the provider's answer, once a history summary went through the lane */
   payload(): NativePayload | undefined;
   /** what the provider billed for it */
@@ -33,11 +40,12 @@ export interface NativeSummarizer extends Summarizer {
 }
 
 /** The request body pi-ai would send for `context`, captured before it leaves (nothing is sent). */
-export async function providerBody(model: Model<Api>, context: Context, apiKey: string | undefined): Promise<ProviderBody> {
+export async function providerBody(model: Model<Api>, context: Context, apiKey: string | undefined, options: NativeStreamOptions = {}): Promise<ProviderBody> {
   const { streamSimple } = await import("@mariozechner/pi-ai");
   let body: ProviderBody | undefined;
   const captured = new Error("request captured");
   const stream = streamSimple(model, context, {
+    ...options,
     apiKey: apiKey ?? "",
     onPayload: (payload) => {
       body = payload as ProviderBody;
@@ -71,11 +79,13 @@ export function nativeSummarizer(options: NativeSummarizerOptions): NativeSummar
   };
 
   const native = async (signal: AbortSignal | undefined): Promise<NativeOutcome> => {
-    const body = await providerBody(model, options.context, options.apiKey);
+    const built = await providerBody(model, options.context, options.apiKey, options.streamOptions);
+    const body = options.rewrite ? options.rewrite(built) : built;
     return lane.compact({ model, apiKey: options.apiKey, body, instructions: options.instructions, signal, fetch: options.fetch });
   };
 
   return {
+    lane,
     name: `${model.provider}/${model.id} (native ${lane.id})`,
     // never split into chunks: the provider compacts the span in one request
     contextWindow: 0,
@@ -93,7 +103,7 @@ export function nativeSummarizer(options: NativeSummarizerOptions): NativeSummar
       return written.value;
     },
     payload: () =>
-      outcome && { lane: lane.id, provider: model.provider, model: model.id, api: model.api, route: lane.route, data: outcome.data },
+      outcome && { lane: lane.id, provider: model.provider, model: model.id, api: model.api, route: lane.route, baseUrl: model.baseUrl, data: outcome.data },
     outcome: () => outcome,
   };
 }

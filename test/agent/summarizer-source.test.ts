@@ -50,7 +50,7 @@ describe("SummarizerSource.chain", () => {
 });
 
 describe("SummarizerSource: the native method", () => {
-  const anthropic = (id: string) => ({ provider: "anthropic", id, api: "anthropic-messages", contextWindow: 200_000, baseUrl: "http://127.0.0.1:1" }) as unknown as Model<Api>;
+  const anthropic = (id: string, provider = "anthropic") => ({ provider, id, api: "anthropic-messages", contextWindow: 200_000, baseUrl: "http://127.0.0.1:1" }) as unknown as Model<Api>;
   const span = (tokens: number, hasHistory = true) => ({ messages: [], tokens, hasHistory });
   const nativeSource = (methods: CompactionMethod[], extra: { summarizer?: Summarizer } = {}) =>
     new SummarizerSource({
@@ -60,32 +60,34 @@ describe("SummarizerSource: the native method", () => {
       createSummarizer: fake,
       getApiKey: () => "k",
       onSkip: () => {},
-      requestShape: () => ({ systemPrompt: "s", tools: [] }),
+      requestShape: () => ({ systemPrompt: "s", tools: [], options: {} }),
       ...extra,
     });
   const methodsOf = async (s: SummarizerSource, current: Model<Api>, tokens = 60_000, hasHistory = true) =>
     (await s.chain(current, 1000, span(tokens, hasHistory))).map((c) => c.method);
 
   test("in front for a model whose API has a lane, in the configured place, and only with enough history for the provider", async () => {
-    assert.deepEqual(await methodsOf(nativeSource(["native", "model", "extractive"]), anthropic("a")), ["native", "model", "extractive"]);
-    assert.deepEqual(await methodsOf(nativeSource(["model", "native", "extractive"]), anthropic("a")), ["model", "native", "extractive"]);
+    assert.deepEqual(await methodsOf(nativeSource(["native", "model", "extractive"]), anthropic("claude-sonnet-4-6")), ["native", "model", "extractive"]);
+    assert.deepEqual(await methodsOf(nativeSource(["model", "native", "extractive"]), anthropic("claude-sonnet-4-6")), ["model", "native", "extractive"]);
     // Anthropic refuses a trigger under 50,000 input tokens; a split turn's beginning alone leaves nothing to compact
-    assert.deepEqual(await methodsOf(nativeSource(["native", "model"]), anthropic("a"), 40_000), ["model"]);
-    assert.deepEqual(await methodsOf(nativeSource(["native", "model"]), anthropic("a"), 60_000, false), ["model"]);
-    // no lane for the model's API, the method left out of the settings, an injected summarizer
+    assert.deepEqual(await methodsOf(nativeSource(["native", "model"]), anthropic("claude-sonnet-4-6"), 52_000), ["model"]);
+    assert.deepEqual(await methodsOf(nativeSource(["native", "model"]), anthropic("claude-sonnet-4-6"), 60_000, false), ["model"]);
+    // no lane for the model's API, a model the provider does not compact, another provider of the API, the method left out, an injected summarizer
     assert.deepEqual(await methodsOf(nativeSource(["native", "model"]), model("main")), ["model"]);
-    assert.deepEqual(await methodsOf(nativeSource(["model"]), anthropic("a")), ["model"]);
-    assert.deepEqual(await methodsOf(nativeSource(["native", "model"], { summarizer: fake(model("injected")) }), anthropic("a")), ["model"]);
+    assert.deepEqual(await methodsOf(nativeSource(["native", "model"]), anthropic("claude-sonnet-4-5")), ["model"]);
+    assert.deepEqual(await methodsOf(nativeSource(["native", "model"]), anthropic("claude-sonnet-4-6", "vercel-ai-gateway")), ["model"]);
+    assert.deepEqual(await methodsOf(nativeSource(["model"]), anthropic("claude-sonnet-4-6")), ["model"]);
+    assert.deepEqual(await methodsOf(nativeSource(["native", "model"], { summarizer: fake(model("injected")) }), anthropic("claude-sonnet-4-6")), ["model"]);
   });
 
   test("a failed lane is not retried and is not offered again for that model", async () => {
     const s = nativeSource(["native", "model"]);
-    const [native] = await s.chain(anthropic("a"), 1000, span(60_000));
+    const [native] = await s.chain(anthropic("claude-sonnet-4-6"), 1000, span(60_000));
     assert.equal(native.method, "native");
     assert.equal(native.retry, false);
     native.onFailure?.(new Error("refused"));
-    assert.deepEqual(await methodsOf(s, anthropic("a")), ["model"]);
-    assert.deepEqual(await methodsOf(s, anthropic("b")), ["native", "model"]);
+    assert.deepEqual(await methodsOf(s, anthropic("claude-sonnet-4-6")), ["model"]);
+    assert.deepEqual(await methodsOf(s, anthropic("claude-opus-4-6")), ["native", "model"]);
   });
 });
 

@@ -59,7 +59,8 @@ describe("a gateway that speaks another API (--api)", () => {
     const remembered = rememberedModel([gateway]);
     assert.deepEqual(remembered, { provider: "anthropic", modelId: "claude-gw", baseUrl: "https://gw/anthropic", api: "anthropic-messages" });
     assert.deepEqual(resumedModelOptions({}, remembered), { baseUrl: "https://gw/anthropic", api: "anthropic-messages", modelId: "claude-gw" });
-    // the same gateway named again keeps the model id
+    // the same gateway named again keeps the model id, and its API unless another is named
+    assert.deepEqual(resumedModelOptions({ baseUrl: "https://gw/anthropic" }, remembered), { baseUrl: "https://gw/anthropic", api: "anthropic-messages", modelId: "claude-gw" });
     assert.deepEqual(resumedModelOptions({ baseUrl: "https://gw/anthropic", api: "anthropic-messages" }, remembered), {
       baseUrl: "https://gw/anthropic",
       api: "anthropic-messages",

@@ -24,7 +24,7 @@ describe("the conversation's language", () => {
 
   it("reads a pasted blob without spaces in one pass", { timeout: 20_000 }, () => {
     // /\S*[/.]\S*/ took about 30 s here: it backtracked over the whole blob from every position
-    const blob = "Q".repeat(400_000);
+    const blob = "Q".repeat(2_000_000);
     assert.equal(conversationLanguage([`Poi modifica il file così che non usi ${blob} variabili globali, per favore. Anche i test della cartella.`]), "it");
     assert.equal(conversationLanguage([`${blob}/x.ts il che di non per`, "il che"]), "it", "the blob with a slash is a path; the words after it count");
   });

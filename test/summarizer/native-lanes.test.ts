@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Api, Model } from "@mariozechner/pi-ai";
-import { anthropicLane } from "../../src/summarizer/native-anthropic.js";
+import { anthropicCompacts, anthropicLane, COMPACTION_TURN } from "../../src/summarizer/native-anthropic.js";
 import { endpoint, NativeCompactionError, type NativePayload, nativePayloadOf, replayNotes, replaysTo } from "../../src/summarizer/native-lane.js";
 import { laneById, laneFor, NATIVE_LANES } from "../../src/summarizer/native-lanes.js";
 import { openAiResponsesLane } from "../../src/summarizer/native-openai.js";
@@ -28,10 +28,13 @@ const isSummary = (text: string) => text === summaryText;
 const stored = (data: unknown, lane = "anthropic"): NativePayload => ({ lane, provider: "p", model: "m1", api: "anthropic-messages", route: "r", data });
 
 describe("the lane registry", () => {
-  test("one lane per API, found by API and by the id a payload records", () => {
-    assert.equal(laneFor(model("anthropic-messages")), anthropicLane);
-    assert.equal(laneFor(model("openai-responses")), openAiResponsesLane);
-    assert.equal(laneFor(model("openai-completions")), undefined);
+  test("one lane per API, for the provider's own models that compact, found by API and by the id a payload records", () => {
+    assert.equal(laneFor(model("anthropic-messages", "claude-opus-4-6", { provider: "anthropic" })), anthropicLane);
+    assert.equal(laneFor(model("anthropic-messages", "claude-sonnet-4-5", { provider: "anthropic" })), undefined, "not a model that compacts");
+    assert.equal(laneFor(model("anthropic-messages", "claude-opus-4-6", { provider: "vercel-ai-gateway" })), undefined, "another provider of the API");
+    assert.equal(laneFor(model("openai-responses", "gpt-5.1", { provider: "openai" })), openAiResponsesLane);
+    assert.equal(laneFor(model("openai-responses", "gpt-5.1", { provider: "github-copilot" })), undefined);
+    assert.equal(laneFor(model("openai-completions", "gpt-5.1", { provider: "openai" })), undefined);
     for (const lane of Object.values(NATIVE_LANES)) assert.equal(laneById(lane?.id ?? ""), lane);
     assert.equal(laneById("gemini"), undefined);
   });
@@ -46,6 +49,23 @@ describe("the lane registry", () => {
     assert.equal(nativePayloadOf({ native: { ...payload, model: 3 } }), undefined);
     assert.equal(nativePayloadOf({ other: 1 }), undefined);
     assert.equal(endpoint("http://h/v1/", "/responses/compact"), "http://h/v1/responses/compact");
+    // a payload made through one endpoint is not replayed through another (a gateway and the provider)
+    assert.ok(replaysTo({ ...payload, baseUrl: "http://host/base" }, model("anthropic-messages")));
+    assert.ok(!replaysTo({ ...payload, baseUrl: "https://gateway.example" }, model("anthropic-messages")));
+  });
+
+  test("which Anthropic models compact: Opus and Sonnet from 4.6, Fable and Mythos from 5; dates are no version", () => {
+    for (const id of ["claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7", "claude-opus-4.6", "claude-sonnet-5", "claude-fable-5-1", "claude-mythos-5"]) assert.ok(anthropicCompacts(id), id);
+    for (const id of ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5", "claude-sonnet-4-20250514", "claude-fable-4-9", "gpt-5"]) assert.ok(!anthropicCompacts(id), id);
+  });
+
+  test("a refusal of a replayed payload is told from other errors by the provider's own words", () => {
+    assert.match("The encrypted content for item cmp_1 could not be verified. Reason: Encrypted content could not be decrypted or parsed.", openAiResponsesLane.refusal);
+    assert.match('400 {"type":"error","error":{"message":"messages.0.content.0: Input tag \'compaction\' found using \'type\' does not match"}}', anthropicLane.refusal);
+    for (const lane of [anthropicLane, openAiResponsesLane]) {
+      assert.doesNotMatch("429 rate limit exceeded", lane.refusal);
+      assert.doesNotMatch("prompt is too long: 210000 tokens > 200000 maximum", lane.refusal);
+    }
   });
 });
 
@@ -66,9 +86,21 @@ describe("Anthropic lane", () => {
     assert.deepEqual(calls[0].body, {
       ...body,
       stream: false,
+      messages: body.messages,
       context_management: { edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 50_000 }, pause_after_compaction: true, instructions: "write notes" }] },
     });
     assert.deepEqual(outcome, { data: block, readable: "notes", usage: { input: 100, output: 20, cacheRead: 900, cacheWrite: 3 } });
+
+    // a span ending with an answer gets a user turn (the models that compact refuse a prefilled answer);
+    // an OAuth token goes as a bearer with its betas; a model's own betas are kept
+    const second = fakeFetch(200, { content: [block] });
+    const answered = { ...body, messages: [...body.messages, { role: "assistant", content: "done" }] };
+    const withHeaders = model("anthropic-messages", "m1", { headers: { "anthropic-beta": "context-1m-2025-08-07" } });
+    await anthropicLane.compact({ model: withHeaders, apiKey: "sk-ant-oat-1", body: answered, instructions: "i", fetch: second.fetch });
+    assert.deepEqual((second.calls[0].body.messages as unknown[]).at(-1), { role: "user", content: [{ type: "text", text: COMPACTION_TURN }] });
+    assert.equal(second.calls[0].headers.authorization, "Bearer sk-ant-oat-1");
+    assert.equal(second.calls[0].headers["x-api-key"], undefined);
+    assert.equal(second.calls[0].headers["anthropic-beta"], "claude-code-20250219,oauth-2025-04-20,context-1m-2025-08-07,compact-2026-01-12");
   });
 
   test("an answer without a compaction, an empty one, an HTTP error and a body that is not JSON fail clearly", async () => {
@@ -113,6 +145,12 @@ describe("Anthropic lane", () => {
     assert.deepEqual(headers({ model: model("anthropic-messages", "claude-sonnet-4-5"), hasTools: false }), { "anthropic-beta": "interleaved-thinking-2025-05-14,compact-2026-01-12" });
     assert.deepEqual(headers({ model: model("anthropic-messages", "claude-opus-4-6"), hasTools: false }), { "anthropic-beta": "compact-2026-01-12" });
     assert.deepEqual(headers({ model: model("anthropic-messages"), hasTools: false, headers: { "anthropic-beta": "a, b" } }), { "anthropic-beta": "a,b,compact-2026-01-12" });
+    // pi-ai sends the model's headers over its own, and an OAuth token's betas
+    const own = model("anthropic-messages", "claude-opus-4-6", { headers: { "anthropic-beta": "context-1m-2025-08-07" } });
+    assert.deepEqual(headers({ model: own, hasTools: true }), { "anthropic-beta": "context-1m-2025-08-07,compact-2026-01-12" });
+    assert.deepEqual(headers({ model: model("anthropic-messages", "claude-opus-4-6"), hasTools: false, apiKey: "sk-ant-oat-x" }), {
+      "anthropic-beta": "claude-code-20250219,oauth-2025-04-20,compact-2026-01-12",
+    });
   });
 });
 
@@ -130,6 +168,9 @@ describe("OpenAI Responses lane", () => {
     assert.equal(calls[0].headers.authorization, "Bearer sk");
     assert.deepEqual(calls[0].body, { model: "m1", input, prompt_cache_key: "s1" });
     assert.deepEqual(outcome, { data: output.slice(1), usage: { input: 200, output: 50, cacheRead: 800, cacheWrite: 0 } });
+    // what a replay of the window puts in a request: its user messages and the compaction item (about what was written)
+    const window = [{ role: "user", content: [{ type: "input_text", text: "x".repeat(400) }] }, { type: "compaction", encrypted_content: "y".repeat(9000) }];
+    assert.equal(openAiResponsesLane.replayedTokens?.({ data: window, usage: { input: 0, output: 50, cacheRead: 0, cacheWrite: 0 } }), 150);
     await assert.rejects(
       openAiResponsesLane.compact({ model: model("openai-responses"), apiKey: "sk", body: { input }, instructions: "i", fetch: fakeFetch(200, { output: [] }).fetch }),
       /without a compaction item/,
