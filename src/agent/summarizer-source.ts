@@ -12,6 +12,7 @@ import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionMethod } from "../config/settings.js";
 import type { NativeCompactionDetails } from "../summarizer/native-lane.js";
 import { laneFor } from "../summarizer/native-lanes.js";
+import { sharedSummarizer } from "../summarizer/native-summarizer.js";
 import { withRedaction } from "../summarizer/redact.js";
 import type { Summarizer } from "../summarizer/types.js";
 import { selectCandidates } from "./candidates.js";
@@ -79,8 +80,12 @@ export class SummarizerSource {
         for (const summarizer of await this.candidates(current, requiredTokens)) chain.push({ method, summarizer });
       }
     }
-    const native = nativeAt !== undefined && span && !injected ? await this.native(current, span, chain[nativeAt]?.summarizer) : undefined;
-    if (native) chain.splice(nativeAt as number, 0, native);
+    if (nativeAt === undefined || !span || injected) return chain;
+    // the summary made beside a native request is the next method's own, asked for once
+    const next = chain[nativeAt];
+    if (next) chain[nativeAt] = { ...next, summarizer: sharedSummarizer(next.summarizer) };
+    const native = await this.native(current, span, chain[nativeAt]?.summarizer);
+    if (native) chain.splice(nativeAt, 0, native);
     return chain;
   }
 

@@ -57,6 +57,29 @@ export async function providerBody(model: Model<Api>, context: Context, apiKey: 
   return body;
 }
 
+/**
+ * `summarizer` with its answers kept per request while it succeeds: the native link and the next
+ * method share it, so a readable summary made beside a native request that then failed is not
+ * asked for again.
+ */
+export function sharedSummarizer(summarizer: Summarizer): Summarizer {
+  const answers = new Map<string, Promise<SummarizeResult>>();
+  return {
+    name: summarizer.name,
+    contextWindow: summarizer.contextWindow,
+    reasoning: summarizer.reasoning,
+    summarize(request) {
+      const key = JSON.stringify([request.purpose, request.systemPrompt, request.prompt, request.maxTokens]);
+      const known = answers.get(key);
+      if (known) return known;
+      const answer = summarizer.summarize(request);
+      answers.set(key, answer);
+      answer.catch(() => answers.delete(key));
+      return answer;
+    },
+  };
+}
+
 /** A rough token count (4 characters a token), enough to tell whether a prompt fits a window. */
 const roughTokens = (text: string) => Math.ceil(text.length / 4);
 

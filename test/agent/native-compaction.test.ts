@@ -350,11 +350,13 @@ for (const lane of LANES) {
 
     test("a native failure falls back to the next method once", async () => {
       compactionReply = { status: 400, message: "context_management: compaction is not available for this model" };
-      const { manager, agent, events } = await session();
+      const { manager, agent, events, readable } = await session();
       const before = server.requests.length;
       await agent.prompt("next step");
       const [first] = compactions(manager);
       assert.equal((first.details as { method: string }).method, "model");
+      // a readable summary made beside the failed request is the next method's, not asked for twice
+      assert.equal(readable.requests.filter((r) => r.purpose === "history").length, 1);
       assert.equal(first.preserveData, undefined);
       const retries = events.filter((e) => e.type === "compaction_retry");
       assert.equal(retries.length, 1);
