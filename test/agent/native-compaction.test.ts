@@ -207,12 +207,14 @@ for (const lane of LANES) {
     let server: ProviderServer;
     let compactionReply: ProviderReply = lane.compacted;
     let refuseReplay = false;
+    /** the usage the next live answers report (then 190,000: past the threshold) */
+    let liveTokens: number[] = [];
     const dirs: (() => void)[] = [];
     before(async () => {
       server = await lane.start((request) => {
         if (lane.isCompaction(request)) return compactionReply;
         if (refuseReplay && lane.replays(request)) return { status: 400, message: lane.refusedWith };
-        return { text: "ok", inputTokens: 190_000 };
+        return { text: "ok", inputTokens: liveTokens.shift() ?? 190_000 };
       });
     });
     after(async () => {
@@ -220,7 +222,7 @@ for (const lane of LANES) {
       for (const cleanup of dirs) cleanup();
     });
 
-    async function session() {
+    async function session(backgroundPercent = 0) {
       const { dir, cleanup } = tempDir();
       dirs.push(cleanup);
       const manager = longSession(dir);
@@ -235,7 +237,7 @@ for (const lane of LANES) {
         getApiKey: () => "test-key",
         createSummarizer: () => readable,
         resolveModel: (_provider, id) => models.find((m) => m.id === id),
-        settings: { compaction: { backgroundPercent: 0 }, retry: { baseDelayMs: 1 } },
+        settings: { compaction: { backgroundPercent }, retry: { baseDelayMs: 1 } },
         prune: false,
         // the id that keys the provider's prompt cache (OpenAI's prompt_cache_key)
         agentOptions: { sessionId: "session-1" },
@@ -345,6 +347,28 @@ for (const lane of LANES) {
       await agent.prompt("go on");
       const sent = server.requests.slice(next).filter((r) => !lane.isCompaction(r));
       assert.ok(sent.length >= 1 && lane.reads(sent[0]) && !lane.replays(sent[0]));
+      manager.close();
+    });
+
+    test("a summary made ahead of the threshold goes through the lane too, and its payload is stored", async () => {
+      compactionReply = lane.compacted;
+      // past 80% of the threshold (183,616 tokens) but under it, then past it
+      liveTokens = [160_000];
+      const { manager, agent, events } = await session(80);
+      const before = server.requests.length;
+      await agent.prompt("next step");
+      assert.equal(compactions(manager).length, 0);
+      await agent.waitForIdle();
+      await agent.prompt("go on");
+      const sent = server.requests.slice(before);
+      assert.equal(sent.filter(lane.isCompaction).length, 1);
+      // the summary started ahead was the one used
+      const background = events.filter((e) => e.type === "background_summary").map((e) => (e as { status: string }).status);
+      assert.deepEqual(background, ["started", "ready", "used"]);
+      const [entry] = compactions(manager);
+      assert.equal((entry.details as { method: string }).method, "native");
+      assert.equal(JSON.stringify((entry.preserveData?.native as { data: unknown } | undefined)?.data), JSON.stringify(lane.payload));
+      assert.ok(events.some((e) => e.type === "auto_compaction_end" && e.method === "native"));
       manager.close();
     });
 
