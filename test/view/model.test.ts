@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { contextSegments, messageFromEntry } from "../../src/format/context.js";
 import { SessionManager } from "../../src/session/manager.js";
-import { pathFinder, type ViewModel } from "../../src/view/model.js";
+import { nativeLine, pathFinder, type ViewModel } from "../../src/view/model.js";
 import type { SessionEntry } from "../../src/format/entry-types.js";
 import { readViewModel } from "../../src/view/source.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
@@ -85,6 +85,28 @@ describe("buildViewModel", () => {
     } finally {
       await session.close();
     }
+  });
+
+  it("says what a native compaction cost against what it saved, in one line", () => {
+    const native = { lane: "anthropic", cacheReadShare: 0.968, tokensShed: 4100, tokensWritten: 900, netTokens: 3200 };
+    assert.equal(nativeLine(native), "anthropic: 96.8% of the request read from the provider's cache; 4,100 tokens shed, 900 written (net 3,200)");
+    assert.equal(nativeLine({ ...native, tokensShed: 500 }), "anthropic: 96.8% of the request read from the provider's cache; 500 tokens shed, 900 written (net −400)");
+    assert.equal(nativeLine({ lane: "anthropic" }), undefined);
+    assert.equal(nativeLine(undefined), undefined);
+  });
+
+  it("shows that line on the compaction a native lane made", async () => {
+    const file = join(dir, "native.jsonl");
+    const session = SessionManager.open(file);
+    const first = session.appendMessage(userMsg("first"));
+    session.appendMessage(assistantMsg("reply"));
+    const native = { lane: "openai-responses", cacheReadShare: 0.5, tokensShed: 2000, tokensWritten: 100, netTokens: 1900 };
+    const id = session.appendCompaction("summary", first, 3000, { readFiles: [], modifiedFiles: [], method: "native", native });
+    await session.close();
+    const model = await readViewModel(file, {});
+    const details = model.nodes.find((n) => n.id === id)?.compaction?.details;
+    assert.equal(details?.method, "native");
+    assert.equal(details?.native, nativeLine(native));
   });
 
   it("leaves checkout markers out and shows a leaf on one at the entry it moved to", async () => {
