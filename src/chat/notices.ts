@@ -3,6 +3,7 @@
  * why), retries, pruning, warnings, and the status line while something runs; and how a
  * compaction the user asked for ended. Pure: events and numbers in, display blocks and lines out.
  */
+import { nativeLine } from "../summarizer/native-lane.js";
 import { CompactionError } from "../agent/compaction-run.js";
 import type { AgentSessionEvent, AutoCompactionReason, SessionCompactionResult } from "../agent/events.js";
 import type { ContextUsage } from "../agent/overflow.js";
@@ -65,7 +66,10 @@ type EndEvent = Extract<AgentSessionEvent, { type: "auto_compaction_end" }>;
  * part kept verbatim), so it is said as such, not as the amount summarized.
  */
 function compactedText(result: SessionCompactionResult, focus = ""): string {
-  return `${formatCount(result.tokensBefore)} tokens of context${focus}; kept from entry ${result.firstKeptEntryId}`;
+  // a provider's own compaction says what it cost against what it saved
+  const native = nativeLine((result.details as { native?: unknown } | undefined)?.native);
+  const how = native ? ` (provider-native, ${native})` : "";
+  return `${formatCount(result.tokensBefore)} tokens of context${focus}; kept from entry ${result.firstKeptEntryId}${how}`;
 }
 
 /** How an automatic compaction ended: done (and whether the turn is retried), cancelled, failed, or nothing to do. */

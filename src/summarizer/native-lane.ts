@@ -10,6 +10,7 @@
  * entry's readable `summary`, which is always written beside it (docs/ARCHITECTURE.md, decision 14).
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
+import { formatCount } from "../util/count.js";
 
 /** Token counts of one compaction request, as the provider billed them. */
 export interface NativeUsage {
@@ -204,4 +205,13 @@ export interface NativeCompactionDetails {
   tokensWritten: number;
   /** tokensShed − tokensWritten: below zero, the compaction cost more than it saved */
   netTokens: number;
+}
+
+/** A native compaction's figures in one line (agent/native-method.ts `nativeDetails`), as the viewer and the chat show it: what it cost against what it saved. */
+export function nativeLine(native: unknown): string | undefined {
+  const n = native as Partial<NativeCompactionDetails> | undefined;
+  if (!n || typeof n.lane !== "string" || typeof n.cacheReadShare !== "number" || typeof n.tokensShed !== "number" || typeof n.tokensWritten !== "number") return undefined;
+  const share = `${Math.round(n.cacheReadShare * 1000) / 10}%`;
+  const net = n.tokensShed - n.tokensWritten;
+  return `${n.lane}: ${share} of the request read from the provider's cache; ${formatCount(n.tokensShed)} tokens shed, ${formatCount(n.tokensWritten)} written (net ${net < 0 ? "−" : ""}${formatCount(Math.abs(net))})`;
 }

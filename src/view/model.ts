@@ -6,8 +6,7 @@
  * demand. Built from a session read once; pure.
  */
 import { estimateTokens } from "../compaction/tokens.js";
-import type { NativeCompactionDetails } from "../summarizer/native-lane.js";
-import { formatCount } from "../util/count.js";
+import { nativeLine } from "../summarizer/native-lane.js";
 import { messageFromEntry, summarizedRange } from "../format/context.js";
 import { isCheckoutMarker, type SessionEntry, type SessionHeader, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
@@ -148,14 +147,6 @@ function scalarDetails(entry: SessionEntry & { type: "compaction" }): Record<str
   return out;
 }
 
-/** A native compaction's figures in one line (agent/native-method.ts `nativeDetails`): what it cost against what it saved. */
-export function nativeLine(native: unknown): string | undefined {
-  const n = native as Partial<NativeCompactionDetails> | undefined;
-  if (!n || typeof n.lane !== "string" || typeof n.cacheReadShare !== "number" || typeof n.tokensShed !== "number" || typeof n.tokensWritten !== "number") return undefined;
-  const share = `${Math.round(n.cacheReadShare * 1000) / 10}%`;
-  const net = n.tokensShed - n.tokensWritten;
-  return `${n.lane}: ${share} of the request read from the provider's cache; ${formatCount(n.tokensShed)} tokens shed, ${formatCount(n.tokensWritten)} written (net ${net < 0 ? "−" : ""}${formatCount(Math.abs(net))})`;
-}
 
 /** The fields of `details` that are neither scalars nor the file lists, as indented JSON. */
 function otherDetails(details: unknown): string | undefined {

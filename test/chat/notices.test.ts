@@ -43,6 +43,12 @@ test("how an automatic compaction ended", () => {
     text: "Auto-compaction failed; continuing without compaction: model down",
   });
   assert.equal(autoCompactionEndBlock(base).text, "Auto-compaction found nothing to compact.");
+  // a provider's own compaction says what it cost against what it saved
+  const native = { lane: "anthropic", cacheReadShare: 0.9, tokensShed: 60_000, tokensWritten: 1_500, netTokens: 58_500 };
+  assert.equal(
+    autoCompactionEndBlock({ ...base, reason: "threshold", willRetry: false, result: { ...result, details: { method: "native", native } } } as never).text,
+    "✓ Auto-compaction (threshold): 12,345 tokens of context; kept from entry abc12345 (provider-native, anthropic: 90% of the request read from the provider's cache; 60,000 tokens shed, 1,500 written (net 58,500)).",
+  );
 });
 
 test("retries, pruning, warnings and hook failures are one line; other events none", () => {
