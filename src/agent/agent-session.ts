@@ -78,6 +78,7 @@ export class AgentSession {
       methods,
       resolveModel,
       onSkip: (message) => emit({ type: "warning", message }),
+      now: this.now,
       requestShape: () => ({
         systemPrompt: this.agent.state.systemPrompt,
         tools: this.agent.state.tools as never,

@@ -15,7 +15,9 @@ import { laneFor } from "../summarizer/native-lanes.js";
 import { sharedSummarizer } from "../summarizer/native-summarizer.js";
 import { withRedaction } from "../summarizer/redact.js";
 import type { Summarizer } from "../summarizer/types.js";
+import { errorText } from "../util/error-text.js";
 import { selectCandidates } from "./candidates.js";
+import { isRetryableText } from "./retry.js";
 import { type AgentRequestShape, type CompactionSpan, nativeDetails, nativeLink } from "./native-method.js";
 
 /** A summarizer and the method it belongs to (recorded as the compaction's `details.method`). */
@@ -46,13 +48,25 @@ export interface SummarizerSourceOptions {
   onSkip: (message: string) => void;
   /** the agent's system prompt and tools, which a native lane sends with the span */
   requestShape?: AgentRequestShape;
+  now?: () => number;
 }
 
+/** How long a native lane is left out after an error that may pass. */
+export const NATIVE_PAUSE_MS = 30 * 60_000;
+
 export class SummarizerSource {
-  /** models whose native lane failed this session: it is not tried again (`provider/id`) */
-  private readonly nativeFailed = new Set<string>();
+  /**
+   * models whose native lane failed (`provider/id`), and until when it is left out: for the rest
+   * of the session after a refusal, for a while after an error that may pass (overload, a rate
+   * limit, a timeout), so neither costs a failed request every turn
+   */
+  private readonly nativeFailed = new Map<string, number>();
 
   constructor(private readonly options: SummarizerSourceOptions) {}
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
 
   /**
    * Summarizers to try for a compaction, best first, each with its method. The native method
@@ -93,7 +107,7 @@ export class SummarizerSource {
   private async native(current: Model<Api>, span: CompactionSpan, next: Summarizer | undefined): Promise<MethodSummarizer | undefined> {
     const lane = laneFor(current);
     const key = `${current.provider}/${current.id}`;
-    if (!lane || !this.options.requestShape || this.nativeFailed.has(key) || !span.hasHistory || span.tokens < lane.minTokens) return undefined;
+    if (!lane || !this.options.requestShape || (this.nativeFailed.get(key) ?? 0) > this.now() || !span.hasHistory || span.tokens < lane.minTokens) return undefined;
     const { getEnvApiKey } = await import("@mariozechner/pi-ai");
     const apiKey = (await this.options.getApiKey?.(current.provider)) ?? getEnvApiKey(current.provider);
     const { extractiveSummarizer } = await import("../summarizer/extractive.js");
@@ -102,7 +116,7 @@ export class SummarizerSource {
       method: "native",
       summarizer,
       retry: false,
-      onFailure: () => this.nativeFailed.add(key),
+      onFailure: (error) => this.nativeFailed.set(key, isRetryableText(errorText(error)) ? this.now() + NATIVE_PAUSE_MS : Number.POSITIVE_INFINITY),
       extras: (result, replacedTokens) => {
         const payload = summarizer.payload();
         const native = nativeDetails(summarizer, result, replacedTokens);

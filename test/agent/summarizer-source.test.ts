@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Api, Model } from "@mariozechner/pi-ai";
-import { SummarizerSource } from "../../src/agent/summarizer-source.js";
+import { NATIVE_PAUSE_MS, SummarizerSource } from "../../src/agent/summarizer-source.js";
 import type { CompactionMethod } from "../../src/config/settings.js";
 import type { Summarizer } from "../../src/summarizer/types.js";
 
@@ -80,13 +80,31 @@ describe("SummarizerSource: the native method", () => {
     assert.deepEqual(await methodsOf(nativeSource(["native", "model"], { summarizer: fake(model("injected")) }), anthropic("claude-sonnet-4-6")), ["model"]);
   });
 
-  test("a failed lane is not retried and is not offered again for that model", async () => {
-    const s = nativeSource(["native", "model"]);
+  test("a failed lane is not retried and is not offered again for that model; after an error that may pass, not for a while", async () => {
+    let now = 0;
+    const s = new SummarizerSource({
+      methods: ["native", "model"],
+      models: [],
+      resolveModel: () => undefined,
+      createSummarizer: fake,
+      getApiKey: () => "k",
+      onSkip: () => {},
+      requestShape: () => ({ systemPrompt: "s", tools: [], options: {} }),
+      now: () => now,
+    });
     const [native] = await s.chain(anthropic("claude-sonnet-4-6"), 1000, span(60_000));
     assert.equal(native.method, "native");
     assert.equal(native.retry, false);
     native.onFailure?.(new Error("refused"));
     assert.deepEqual(await methodsOf(s, anthropic("claude-sonnet-4-6")), ["model"]);
+    assert.deepEqual(await methodsOf(s, anthropic("claude-opus-4-6")), ["native", "model"]);
+    now = 10 * NATIVE_PAUSE_MS;
+    assert.deepEqual(await methodsOf(s, anthropic("claude-sonnet-4-6")), ["model"], "a refusal holds for the session");
+    // an overloaded provider: left out for a while, then offered again
+    const [other] = await s.chain(anthropic("claude-opus-4-6"), 1000, span(60_000));
+    other.onFailure?.(new Error("529 overloaded_error: Overloaded"));
+    assert.deepEqual(await methodsOf(s, anthropic("claude-opus-4-6")), ["model"]);
+    now += NATIVE_PAUSE_MS + 1;
     assert.deepEqual(await methodsOf(s, anthropic("claude-opus-4-6")), ["native", "model"]);
   });
 });
