@@ -97,9 +97,11 @@ export class SummarizerSource {
     if (nativeAt === undefined || !span || injected) return chain;
     // the summary made beside a native request is the next method's own, asked for once
     const next = chain[nativeAt];
-    if (next) chain[nativeAt] = { ...next, summarizer: sharedSummarizer(next.summarizer) };
-    const native = await this.native(current, span, chain[nativeAt]?.summarizer);
-    if (native) chain.splice(nativeAt, 0, native);
+    const shared = next && sharedSummarizer(next.summarizer);
+    const native = await this.native(current, span, shared);
+    if (!native) return chain;
+    if (next && shared) chain[nativeAt] = { ...next, summarizer: shared };
+    chain.splice(nativeAt, 0, native);
     return chain;
   }
 
