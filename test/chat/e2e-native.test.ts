@@ -36,9 +36,11 @@ test("bonsai chat --api anthropic-messages: the threshold compaction is the prov
   const args = ["--base-url", server.baseUrl, "--api", "anthropic-messages", "--model-id", "claude-sonnet-4-6", "--context-window", "200000", "--session", file];
   const chat = ChatTerminal.start({ cwd: home, args, env: { HOME: home, BONSAI_DIR: join(home, ".bonsai"), ANTHROPIC_API_KEY: "gateway-key" } });
   try {
-    await chat.waitFor(/tokens/);
+    // a 400 KB session to lay out first, and a suite running beside it: generous waits
+    const slow = { timeoutMs: 30_000 };
+    await chat.waitFor(/tokens/, slow);
     chat.submit("next step");
-    const done = await chat.waitFor("✓ Auto-compaction (threshold)");
+    const done = await chat.waitFor("✓ Auto-compaction (threshold)", slow);
     assert.match(done.replace(/\s+/g, " "), /provider-native, anthropic: 90% of the request read from the provider's cache/);
 
     const compactionRequest = server.requests.find((r) => r.body.stream === false);
@@ -47,7 +49,7 @@ test("bonsai chat --api anthropic-messages: the threshold compaction is the prov
 
     const before = server.requests.length;
     chat.submit("and now?");
-    await chat.waitFor(/\[answered\][\s\S]*\[answered\]/);
+    await chat.waitFor(/\[answered\][\s\S]*\[answered\]/, slow);
     const replayed = server.requests.slice(before).find((r) => r.body.stream !== false);
     const first = (replayed?.body.messages as { role: string; content: unknown[] }[] | undefined)?.[0];
     assert.equal(first?.role, "assistant");
