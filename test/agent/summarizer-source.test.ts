@@ -52,7 +52,7 @@ describe("SummarizerSource.chain", () => {
 describe("SummarizerSource: the native method", () => {
   const anthropic = (id: string, provider = "anthropic") => ({ provider, id, api: "anthropic-messages", contextWindow: 200_000, baseUrl: "http://127.0.0.1:1" }) as unknown as Model<Api>;
   const span = (tokens: number, hasHistory = true) => ({ messages: [], tokens, hasHistory });
-  const nativeSource = (methods: CompactionMethod[], extra: { summarizer?: Summarizer } = {}) =>
+  const nativeSource = (methods: CompactionMethod[], extra: { summarizer?: Summarizer; now?: () => number } = {}) =>
     new SummarizerSource({
       methods,
       models: [],
@@ -82,16 +82,7 @@ describe("SummarizerSource: the native method", () => {
 
   test("a failed lane is not retried and is not offered again for that model; after an error that may pass, not for a while", async () => {
     let now = 0;
-    const s = new SummarizerSource({
-      methods: ["native", "model"],
-      models: [],
-      resolveModel: () => undefined,
-      createSummarizer: fake,
-      getApiKey: () => "k",
-      onSkip: () => {},
-      requestShape: () => ({ systemPrompt: "s", tools: [], options: {} }),
-      now: () => now,
-    });
+    const s = nativeSource(["native", "model"], { now: () => now });
     const [native] = await s.chain(anthropic("claude-sonnet-4-6"), 1000, span(60_000));
     assert.equal(native.method, "native");
     assert.equal(native.retry, false);
