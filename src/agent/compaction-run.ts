@@ -143,22 +143,22 @@ export function replacedTokens(preparation: CompactionPreparation): number {
   );
 }
 
-/** The messages a compaction of `preparation` replaces, as a native lane sends them: the previous summary first. */
-function spanOf(preparation: CompactionPreparation, customInstructions: string | undefined): CompactionSpan {
+/** The messages a compaction of `preparation` replaces (`replaced` tokens), as a native lane sends them: the previous summary first. */
+function spanOf(preparation: CompactionPreparation, replaced: number, customInstructions: string | undefined): CompactionSpan {
   const previous = preparation.previousSummary
     ? [{ role: "compactionSummary" as const, summary: preparation.previousSummary, tokensBefore: 0, timestamp: 0 }]
     : [];
   return {
     messages: [...previous, ...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
-    tokens: replacedTokens(preparation),
+    tokens: replaced,
     hasHistory: preparation.messagesToSummarize.length > 0,
     ...(customInstructions ? { customInstructions } : {}),
   };
 }
 
-/** Tokens a summarizer's window must hold for this preparation in one request. */
-function requiredTokens(preparation: CompactionPreparation): number {
-  return requiredContextWindow(replacedTokens(preparation), summaryTokenBudgets(preparation.settings.reserveTokens).history);
+/** Tokens a summarizer's window must hold, in one request, for a preparation that replaces `replaced` tokens. */
+function requiredTokens(preparation: CompactionPreparation, replaced: number): number {
+  return requiredContextWindow(replaced, summaryTokenBudgets(preparation.settings.reserveTokens).history);
 }
 
 /**
@@ -178,7 +178,9 @@ export async function summarizeWithFallback(
   },
   compacting: CompactingResult,
 ): Promise<Summarized> {
-  const chain = await ctx.chain(requiredTokens(preparation), spanOf(preparation, options.customInstructions));
+  // what the summary replaces, estimated once: it sizes the chain, the native span and the no-growth guard
+  const replaced = replacedTokens(preparation);
+  const chain = await ctx.chain(requiredTokens(preparation, replaced), spanOf(preparation, replaced, options.customInstructions));
   if (chain.length === 0) throw new CompactionError("failed", "no summarizer available (no model to summarize with)");
   let lastError: unknown;
   let skipMethod: string | undefined;
@@ -188,7 +190,7 @@ export async function summarizeWithFallback(
     if (method === skipMethod) continue;
     // a method's own figures and stored data join the summary it made
     const made = (result: CompactionResult): Summarized => {
-      const extras = link.extras?.(result, replacedTokens(preparation)) ?? {};
+      const extras = link.extras?.(result, replaced) ?? {};
       const details = extras.native ? { ...result.details, native: extras.native } : result.details;
       return { result: { ...result, details }, method, ...(extras.preserveData ? { preserveData: extras.preserveData } : {}) };
     };
@@ -204,7 +206,7 @@ export async function summarizeWithFallback(
           ...(ctx.summaryFooter ? { footer: ctx.summaryFooter } : {}),
           file: sessionName(ctx.sessionManager),
         });
-        if (!options.guardGrowth || !summaryGrew(result.summary, replacedTokens(preparation))) return made(result);
+        if (!options.guardGrowth || !summaryGrew(result.summary, replaced)) return made(result);
         const isLast = !chain.slice(i + 1).some((c) => c.method !== method);
         if (isLast && options.lastResort) {
           ctx.emit({ type: "warning", message: `Compaction: the summary of ${summarizer.name} (${method}) is larger than the messages it replaces; kept as the last resort` });

@@ -69,10 +69,12 @@ function endingWithUser(messages: Message[]): Message[] {
 /** The user turn a compaction request ends with when the span ends with an answer. */
 export const COMPACTION_TURN = "Checkpoint the work so far.";
 
+/** The context-management edits a request body carries. */
+const editsOf = (body: ProviderBody) => (body.context_management as { edits?: { type?: string }[] } | undefined)?.edits ?? [];
+
 /** `body` with `edit` added to its context-management edits (any compaction edit already there replaced). */
 function withEdit(body: ProviderBody, edit: Record<string, unknown>): ProviderBody {
-  const current = (body.context_management as { edits?: { type?: string }[] } | undefined)?.edits ?? [];
-  return { ...body, context_management: { edits: [...current.filter((e) => e.type !== EDIT_TYPE), edit] } };
+  return { ...body, context_management: { edits: [...editsOf(body).filter((e) => e.type !== EDIT_TYPE), edit] } };
 }
 
 /** The counts of the compaction iteration when the answer lists iterations (the top level leaves it out). */
@@ -141,8 +143,7 @@ export const anthropicLane: NativeLane = {
     }
     const kept = notes ? [{ role: "user", content: [{ type: "text", text: `${REPLAY_NOTES_INTRO}\n\n${notes}` }] }] : [];
     const edit = { type: EDIT_TYPE, trigger: { type: "input_tokens", value: Math.max(ANTHROPIC_MIN_TRIGGER, model.contextWindow ?? 0) } };
-    const current = (body.context_management as { edits?: { type?: string }[] } | undefined)?.edits ?? [];
-    return { ...(current.some((e) => e.type === EDIT_TYPE) ? body : withEdit(body, edit)), messages: [...messages.slice(0, at), opening, ...kept, ...rest] };
+    return { ...(editsOf(body).some((e) => e.type === EDIT_TYPE) ? body : withEdit(body, edit)), messages: [...messages.slice(0, at), opening, ...kept, ...rest] };
   },
 
   providerText: (data) => (typeof (data as { content?: unknown })?.content === "string" ? (data as { content: string }).content : undefined),

@@ -11,6 +11,7 @@
  */
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { formatCount } from "../util/count.js";
+import { reasonFromBody } from "./http-reason.js";
 
 /** Token counts of one compaction request, as the provider billed them. */
 export interface NativeUsage {
@@ -115,7 +116,7 @@ export class NativeCompactionError extends Error {
 
 /** Whether `stored` was made by `model`, the only model it may be replayed to. */
 export function replaysTo(stored: NativePayload, model: Model<Api>): boolean {
-  const sameEndpoint = stored.baseUrl === undefined || stored.baseUrl.replace(/\/+$/, "") === model.baseUrl.replace(/\/+$/, "");
+  const sameEndpoint = stored.baseUrl === undefined || bare(stored.baseUrl) === bare(model.baseUrl);
   return stored.provider === model.provider && stored.model === model.id && stored.api === model.api && sameEndpoint;
 }
 
@@ -146,10 +147,16 @@ export function contentText(content: unknown): string {
   return content.map((block) => (typeof (block as { text?: unknown })?.text === "string" ? (block as { text: string }).text : "")).join("");
 }
 
+/** A URL without its trailing slashes, so that two spellings of one endpoint compare equal. */
+const bare = (url: string) => url.replace(/\/+$/, "");
+
 /** Joins a base URL and a path without doubling or dropping the slash between them. */
 export function endpoint(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  return `${bare(baseUrl)}/${path.replace(/^\/+/, "")}`;
 }
+
+/** A rough token count (4 characters a token), enough to size a prompt or a replayed window. */
+export const roughTokens = (text: string): number => Math.ceil(text.length / 4);
 
 /** How long a compaction request may take: a provider summarizing a long span answers slowly, but not never. */
 export const NATIVE_TIMEOUT_MS = 600_000;
@@ -169,16 +176,7 @@ export async function postJson(
     signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
   });
   const text = await response.text();
-  if (!response.ok) {
-    let message = text.slice(0, 300);
-    try {
-      const parsed = JSON.parse(text) as { error?: { message?: unknown } };
-      if (typeof parsed.error?.message === "string") message = parsed.error.message;
-    } catch {
-      // not JSON: the start of the body says what went wrong
-    }
-    throw new Error(`${url} answered ${response.status}: ${message}`);
-  }
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${reasonFromBody(text) ?? text.slice(0, 300)}`);
   try {
     return JSON.parse(text) as Record<string, unknown>;
   } catch {

@@ -17,6 +17,7 @@ import {
   type NativeOutcome,
   type NativeRequest,
   postJson,
+  roughTokens,
 } from "./native-lane.js";
 
 interface Item {
@@ -68,7 +69,7 @@ export const openAiResponsesLane: NativeLane = {
   replayedTokens: (outcome) =>
     (Array.isArray(outcome.data) ? (outcome.data as Item[]) : [])
       .filter((item) => item.role === "user")
-      .reduce((sum, item) => sum + Math.ceil(contentText(item.content).length / 4), outcome.usage.output),
+      .reduce((sum, item) => sum + roughTokens(contentText(item.content)), outcome.usage.output),
 
   replay(body, stored, isSummary) {
     const input = Array.isArray(body.input) ? (body.input as Item[]) : [];

@@ -11,7 +11,7 @@
  */
 import type { Api, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { extractiveSummarizer } from "./extractive.js";
-import { NativeCompactionError, type NativeLane, type NativeOutcome, type NativePayload, type ProviderBody } from "./native-lane.js";
+import { NativeCompactionError, type NativeLane, type NativeOutcome, type NativePayload, type ProviderBody, roughTokens } from "./native-lane.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "./types.js";
 
 /** The stream options of the agent's requests that change the body pi-ai builds. */
@@ -79,9 +79,6 @@ export function sharedSummarizer(summarizer: Summarizer): Summarizer {
     },
   };
 }
-
-/** A rough token count (4 characters a token), enough to tell whether a prompt fits a window. */
-const roughTokens = (text: string) => Math.ceil(text.length / 4);
 
 export function nativeSummarizer(options: NativeSummarizerOptions): NativeSummarizer {
   const { lane, model } = options;

@@ -6,6 +6,7 @@
  */
 import type { Usage } from "../format/message-types.js";
 import { sleep } from "../util/sleep.js";
+import { reasonFromBody } from "./http-reason.js";
 import {
   SummarizationAbortedError,
   SummarizerConfigError,
@@ -81,24 +82,11 @@ function readUsage(value: unknown): Usage | undefined {
 
 /** The server's one-line reason from an error body (`{error}` or `{message}`), if it sent one. */
 async function serverReason(response: Response): Promise<string | undefined> {
-  let text: string;
   try {
-    text = await response.text();
+    return reasonFromBody(await response.text());
   } catch {
     return undefined;
   }
-  try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const reason = typeof body.error === "string" ? body.error : typeof body.message === "string" ? body.message : undefined;
-    if (reason) return reason;
-    if (body.error && typeof body.error === "object" && typeof (body.error as { message?: unknown }).message === "string") {
-      return (body.error as { message: string }).message;
-    }
-  } catch {
-    // not JSON: a short plain-text body is still the best reason we have
-  }
-  const plain = text.trim().replace(/\s+/g, " ");
-  return plain && plain.length <= 300 ? plain : undefined;
 }
 
 export function remoteSummarizer(options: RemoteSummarizerOptions): Summarizer {
