@@ -11,7 +11,7 @@ import { messageFromEntry } from "../format/entry-messages.js";
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
 import { mentionedIn, normalizeForMatch } from "../summarizer/coverage.js";
-import { type EvalFact, type FactKind, spanFacts } from "./eval-facts.js";
+import { type EvalFact, FACT_KINDS, type FactKind, transcriptFacts } from "./eval-facts.js";
 import { readTarget, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
 
 export interface DroppedFact {
@@ -30,6 +30,28 @@ export interface CompactionDrops {
   dropped: DroppedFact[];
 }
 
+/** Bump when what a span's facts are, or how they are matched, changes: it names the drops a cache keeps (view/source.ts). */
+export const DROPS_FORMAT = 1;
+
+const isDroppedFact = (value: unknown): value is DroppedFact => {
+  const fact = value as DroppedFact | null;
+  return typeof fact === "object" && fact !== null && FACT_KINDS.includes(fact.kind) && typeof fact.text === "string" && (fact.entryId === null || typeof fact.entryId === "string");
+};
+
+/** Whether `value` (read back from a cache) has the shape of CompactionDrops. */
+export function isCompactionDrops(value: unknown): value is CompactionDrops {
+  const drops = value as CompactionDrops | null;
+  return (
+    typeof drops === "object" &&
+    drops !== null &&
+    typeof drops.compactionId === "string" &&
+    Number.isSafeInteger(drops.summarizedEntries) &&
+    Number.isSafeInteger(drops.facts) &&
+    Array.isArray(drops.dropped) &&
+    drops.dropped.every(isDroppedFact)
+  );
+}
+
 export interface DroppedReport {
   file: string;
   leafId: string | null;
@@ -42,19 +64,49 @@ function summarizedSpan(path: readonly SessionEntry[], at: number): SessionEntry
   return path.slice(start, end).filter((e) => e.type !== "compaction");
 }
 
-/** The first entry whose own text holds the fact (files and identifiers appear in tool calls too). */
-function entryOf(fact: EvalFact, span: readonly SessionEntry[], texts: Map<string, string>): string | null {
-  const needle = normalizeForMatch(fact.text);
-  for (const entry of span) {
-    let text = texts.get(entry.id);
-    if (text === undefined) {
-      const message = messageFromEntry(entry);
-      text = message ? normalizeForMatch(serializeConversation(convertToLlm([message]))) : "";
-      texts.set(entry.id, text);
-    }
-    if (text.includes(needle)) return entry.id;
+/**
+ * The span as one transcript (what spanFacts reads: each entry's part, joined by blank lines) and
+ * a finder of the first entry whose own text holds a fact, up to case, markup and spacing (files
+ * and identifiers appear in tool calls too). The entries are serialized once for both, and each
+ * fact is one search of the span's normalized text instead of one per entry.
+ */
+function spanTexts(span: readonly SessionEntry[]): { transcript: string; entryOf: (fact: EvalFact) => string | null } {
+  const own = span.map((entry) => {
+    const message = messageFromEntry(entry);
+    return message ? serializeConversation(convertToLlm([message])) : "";
+  });
+  let normalized: { text: string; starts: number[] } | undefined;
+  const entryOf = (fact: EvalFact): string | null => {
+    // NUL ends each entry's text: normalizing leaves it, and no fact holds one, so no match spans two entries
+    normalized ??= joinedWithStarts(own.map(normalizeForMatch), "\0");
+    const needle = normalizeForMatch(fact.text);
+    const at = needle ? normalized.text.indexOf(needle) : -1;
+    return at < 0 ? null : span[lastAtOrBefore(normalized.starts, at)].id;
+  };
+  return { transcript: own.filter((text) => text !== "").join("\n\n"), entryOf };
+}
+
+/** `texts` joined by `separator`, with where each one starts. */
+function joinedWithStarts(texts: readonly string[], separator: string): { text: string; starts: number[] } {
+  const starts: number[] = [];
+  let at = 0;
+  for (const text of texts) {
+    starts.push(at);
+    at += text.length + separator.length;
   }
-  return null;
+  return { text: texts.join(separator), starts };
+}
+
+/** The index of the last of the ascending `starts` at or before `at` (the first when none is). */
+function lastAtOrBefore(starts: readonly number[], at: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid] <= at) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 
 /** The facts of the span the compaction at `at` on `path` summarized that its summary lost. */
@@ -62,11 +114,10 @@ export function droppedAt(path: readonly SessionEntry[], at: number): Compaction
   const entry = path[at];
   if (entry?.type !== "compaction") throw new Error(`entry ${at} of the path is not a compaction`);
   const span = summarizedSpan(path, at);
-  const messages = span.flatMap((e) => messageFromEntry(e) ?? []);
-  const facts = spanFacts(messages);
-  const texts = new Map<string, string>();
+  const { transcript, entryOf } = spanTexts(span);
+  const facts = transcriptFacts(transcript);
   const kept = mentionedIn(entry.summary);
-  const dropped = facts.filter((fact) => !kept(fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact, span, texts) }));
+  const dropped = facts.filter((fact) => !kept(fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact) }));
   return { compactionId: entry.id, summarizedEntries: span.length, facts: facts.length, dropped };
 }
 

@@ -39,7 +39,12 @@ function requestProbe(request: string): string {
 
 /** Facts of the messages summarized so far (oldest first): what a continuation needs from the summary. */
 export function spanFacts(messages: readonly AgentMessage[]): EvalFact[] {
-  const parts = parseTranscript(serializeConversation(convertToLlm(messages)));
+  return transcriptFacts(serializeConversation(convertToLlm(messages)));
+}
+
+/** spanFacts of a span already serialized (serializeConversation). */
+export function transcriptFacts(transcript: string): EvalFact[] {
+  const parts = parseTranscript(transcript);
   const facts = extractFacts(parts);
   const out: EvalFact[] = [];
   const add = (kind: FactKind, texts: Iterable<string>) => {

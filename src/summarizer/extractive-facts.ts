@@ -6,7 +6,7 @@
  */
 import { parseToolCalls, type TranscriptPart } from "./extractive-parse.js";
 import { commandText, fileToolCalls, fileToolKind } from "./file-tools.js";
-import { type CheckKind, checkKind, currentItems, currentItemsAfter, type Placed, type Retirement, retiredValues, retirementsOf } from "./lifecycle.js";
+import { type CheckKind, checkKind, currentItems, currentItemsAfter, mayRetire, type Placed, type Retirement, retiredValues, retirementsOf } from "./lifecycle.js";
 import { checksOf, isInjectedPrompt, isLogLine, linesOutsideFences, proseOf } from "./user-text.js";
 
 export interface FileOperation {
@@ -128,10 +128,26 @@ export function sentences(text: string): string[] {
     const line = raw.trim();
     if (!line || line.startsWith("|") || line.startsWith("#") || line.startsWith(">")) continue;
     const body = line.replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\[[ xX]\]\s*/, "");
-    for (const sentence of body.split(/(?<=[.!?。！？])\s+(?=\S)/)) {
+    for (const sentence of splitAtSentenceEnds(body)) {
       if (sentence.replace(/[`*_]/g, "").trim().length >= 12) out.push(sentence.trim());
     }
   }
+  return out;
+}
+
+/** A sentence's end and the spacing after it, before more text. */
+const SENTENCE_END = /[.!?。！？](\s+)(?=\S)/g;
+
+/** `line` split after each sentence end, the spacing there dropped (one scan, no look-behind at every character). */
+function splitAtSentenceEnds(line: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  SENTENCE_END.lastIndex = 0;
+  for (let m = SENTENCE_END.exec(line); m; m = SENTENCE_END.exec(line)) {
+    out.push(line.slice(from, m.index + 1));
+    from = m.index + 1 + m[1].length;
+  }
+  out.push(line.slice(from));
   return out;
 }
 
@@ -178,12 +194,16 @@ const unquoted = (sentence: string) => sentence.replace(QUOTED, " ");
 export const constraintSentences = (texts: readonly string[]) =>
   texts
     .map(proseOf)
+    .filter(mayStateRule)
     .flatMap(sentences)
     .filter((s) => {
       const own = unquoted(s);
       // a correction states the requirement that holds now ("no, not 8080, use 8443")
       return (CONSTRAINT.test(own) || ONLY.test(own) || retiredValues(own).length > 0) && !/[?？]$/.test(s) && !isLogLine(s);
     });
+/** Whether a text may hold a rule sentence (constraintSentences): false when none of its words can make one. */
+const mayStateRule = (text: string) => CONSTRAINT.test(text) || /(?:only|just)\s/i.test(text) || mayRetire(text);
+
 /**
  * A sentence that weighs one way against another ("…rather than…", "…instead of…"): a choice even
  * when it is phrased as what the assistant is about to do ("I'll use commander's option API
@@ -196,11 +216,21 @@ const REPORT = /^(?:done|finished|completed|fatto|erledigt|listo|terminé)\s*[:.
 
 /** Sentences that report a choice; statements of intent are next steps, not decisions, unless they weigh one way against another. */
 export const decisionSentences = (texts: readonly string[]) =>
-  texts.flatMap(sentences).filter((s) => DECISION.test(s) && !REPORT.test(s.trim()) && (!isIntent(s) || CHOICE.test(s)));
+  texts
+    .filter((text) => DECISION.test(text))
+    .flatMap(sentences)
+    .filter((s) => DECISION.test(s) && !REPORT.test(s.trim()) && (!isIntent(s) || CHOICE.test(s)));
 
 /** Each sentence of each text, placed just after its text's place, in order. */
 const placedSentences = (texts: readonly Placed[], pick: (text: string) => string[]): Placed[] =>
   texts.flatMap(({ text, at }) => pick(text).map((sentence, k) => ({ text: sentence, at: at + (k + 1) / 1e4 })));
+
+/** placedSentences of the texts that can retire a value: the others' sentences retire nothing, and are not split. */
+const correctingSentences = (texts: readonly Placed[], pick: (text: string) => string[]): Placed[] =>
+  placedSentences(
+    texts.filter((t) => mayRetire(t.text)),
+    pick,
+  );
 
 /**
  * The user's constraints that still hold: those of `older` requests (quoted by an earlier
@@ -210,7 +240,7 @@ const placedSentences = (texts: readonly Placed[], pick: (text: string) => strin
 export function currentConstraints(facts: Pick<ConversationFacts, "said">, older: readonly string[] = []): string[] {
   const user = facts.said.filter((s) => s.role === "user");
   const items = placedSentences([...older.map((text) => ({ text, at: -1 })), ...user], (text) => constraintSentences([text]));
-  return currentItems(items, placedSentences(user, (text) => sentences(proseOf(text)))).map((item) => item.text);
+  return currentItems(items, correctingSentences(user, (text) => sentences(proseOf(text)))).map((item) => item.text);
 }
 
 /** The assistant's decisions that still hold: less those a later sentence of the user or the assistant reversed. */
@@ -219,12 +249,12 @@ export function currentDecisions(facts: Pick<ConversationFacts, "said">): string
     facts.said.filter((s) => s.role === "assistant"),
     (text) => decisionSentences([text]),
   );
-  return currentItems(items, placedSentences(facts.said, sentences)).map((item) => item.text);
+  return currentItemsAfter(items, retirementsBy(facts, "anyone")).map((item) => item.text);
 }
 
 /** The span's sentences that can retire what came before: the user's, or everyone's. */
 const correctionsOf = (facts: Pick<ConversationFacts, "said">, by: "user" | "anyone"): Placed[] =>
-  placedSentences(
+  correctingSentences(
     facts.said.filter((s) => by === "anyone" || s.role === "user"),
     sentences,
   );

@@ -67,6 +67,19 @@ const NEGATION = "not|non|nicht|pas|don't use|do not use|never use";
 const strongPattern = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${STRONG.join("|")})\s+(?:the |il |la |lo |le |der |die |das |el |los |las )?${VALUE}`, "giu");
 const negationPattern = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${NEGATION})\s+(?:the |on |in |with |using |use |port |usare |usar |utiliser |utilizzare )?${VALUE}`, "giu");
 
+/**
+ * What each construction above starts with, found without the look-behind and the value after
+ * it (`statt` also finds `anstatt`, `non` also `non più`, `kein` and `nicht` their `mehr` forms):
+ * a text without any of them holds no retired value, so most sentences of a long span are passed
+ * over after one quick scan of their text.
+ */
+const RETIRING_WORD =
+  // `i` without `u` scans twice as fast; the two letters only `u` folds to ASCII ones (ſ to s, the Kelvin sign to k) always pass
+  /instead of|rather than|in place of|no more|no longer|stop using|invece di|piuttosto che|non|statt|nicht|kein|au lieu de|plutôt que|plus de|en lugar de|en vez de|ya no|not|pas|don't use|do not use|never use|[\u017f\u212a]/i;
+
+/** False when `text` holds no value retiredValues would find (true does not say it holds one). */
+export const mayRetire = (text: string): boolean => RETIRING_WORD.test(text);
+
 /** A value that cannot be a common word: it holds a digit or punctuation, or came quoted. */
 const distinctive = (value: string, quoted: boolean) => quoted || /[\p{N}._/:@+-]/u.test(value);
 
@@ -81,6 +94,7 @@ const trimmed = (value: string) => value.replace(/[._/:@+-]+$/, "");
  * sentence goes on past it (", use …") or ends there ("use spaces, not tabs").
  */
 export function retiredValues(text: string): string[] {
+  if (!mayRetire(text)) return [];
   const values = new Set<string>();
   for (const m of text.matchAll(strongPattern)) {
     const value = m[1] ?? m[2] ?? m[3] ?? (m[4] && trimmed(m[4]));

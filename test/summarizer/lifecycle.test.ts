@@ -54,6 +54,15 @@ describe("the rules", () => {
     }
   });
 
+  it("finds a correction in any case, and with the letters only Unicode case folding maps to ASCII", () => {
+    // the quick scan that passes over sentences without a correction must let every one of these through
+    assert.deepEqual(retiredValues("STOP USING lodash, use the std lib."), ["lodash"]);
+    assert.deepEqual(retiredValues("Use tabs, NOT spaces."), ["spaces"]);
+    assert.deepEqual(retiredValues("\u017ftop u\u017fing lodash"), ["lodash"], "long s folds to s");
+    assert.deepEqual(retiredValues("\u212aeine Zeile mehr lodash"), ["lodash"], "the Kelvin sign folds to k");
+    assert.deepEqual(retiredValues("Plutôt que Redis, prends SQLite."), ["redis"]);
+  });
+
   it("tells checks of one kind apart from others", () => {
     assert.deepEqual(["npx vitest run", "npm test", "npm run test:unit", "node --test a.test.ts"].map(checkKind), ["test", "test", "test", "test"]);
     assert.deepEqual(["tsc --noEmit", "npm run typecheck", "npx eslint .", "npm run lint", "npm run build"].map(checkKind), ["typecheck", "typecheck", "lint", "lint", "build"]);
