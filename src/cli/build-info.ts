@@ -4,19 +4,12 @@
  * an error, only an unknown.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const PACKAGE_JSON = new URL("../../package.json", import.meta.url);
 
-export function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version?: string };
-    return pkg.version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
+export { packageVersion } from "../util/package-version.js";
 
 /**
  * The commit of the checkout bonsai runs from, "+" marking uncommitted changes, or undefined: an

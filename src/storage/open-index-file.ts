@@ -49,20 +49,20 @@ export function openIndexPath(path: string, env: NodeJS.ProcessEnv = process.env
   return { where: join(dir, `${createHash("sha256").update(real).digest("hex").slice(0, 32)}.json`), real };
 }
 
-interface FileIdentity {
+export interface FileIdentity {
   dev: string;
   ino: string;
   mtimeNs: string;
   size: number;
 }
 
-const identityOf = (fd: number): FileIdentity => {
+export const identityOf = (fd: number): FileIdentity => {
   const stat = fstatSync(fd, { bigint: true });
   return { dev: String(stat.dev), ino: String(stat.ino), mtimeNs: String(stat.mtimeNs), size: Number(stat.size) };
 };
 
 /** A hash of SAMPLES blocks spread over the first `bytes` bytes of the file: the head and the end always among them. */
-function sampleHash(fd: number, bytes: number): string {
+export function sampleHash(fd: number, bytes: number): string {
   const hash = createHash("sha256").update(String(bytes));
   const block = Buffer.allocUnsafe(SAMPLE_BYTES);
   const last = Math.max(0, bytes - SAMPLE_BYTES);
@@ -127,7 +127,16 @@ function readStored(where: string, real: string, fd: number, now: FileIdentity):
 function writeStored(where: string, stored: StoredIndex): void {
   const { calls, ...head } = stored;
   const data = encodeIndex(head, calls);
-  if (!data) return;
+  if (data) writeCacheFile(where, data);
+}
+
+/**
+ * Writes a file of the index folder (an index, a derived cache) through a temp file and a rename,
+ * so a reader sees the old one or the new one whole, then sweeps the folder; any failure leaves
+ * no file and is not an error: a full disk or a read-only home only means the next read does
+ * the work again.
+ */
+export function writeCacheFile(where: string, data: Uint8Array): void {
   const tmp = `${where}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   let fd: number | undefined;
   try {
@@ -140,7 +149,6 @@ function writeStored(where: string, stored: StoredIndex): void {
     renameSync(tmp, where);
     sweep(join(where, ".."), where);
   } catch {
-    // a cache: a full disk or a read-only home only means the next open reads the file
     if (fd !== undefined) closeSync(fd);
     try {
       unlinkSync(tmp);

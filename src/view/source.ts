@@ -6,8 +6,11 @@
 import { DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
 import { openForReading, type WarningListener } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
+import { DROPS_FORMAT, isCompactionDrops } from "../ops/dropped.js";
 import { archivedOriginals } from "../storage/archive.js";
+import { derivedCache } from "../storage/derived-cache.js";
 import { redactPassword } from "../storage/database.js";
+import { packageVersion } from "../util/package-version.js";
 import { buildViewModel, type ViewInput, type ViewModel } from "./model.js";
 
 export interface ReadViewOptions {
@@ -58,11 +61,22 @@ export async function viewModelOf(session: SessionManager, location: string, opt
   });
 }
 
+/**
+ * What each compaction of the session file at `location` dropped, as far as an earlier export or
+ * view worked it out (storage/derived-cache.ts): found once per compaction, not per export.
+ */
+const dropsCache = (location: string) => derivedCache(location, "drops", `${DROPS_FORMAT}/${packageVersion()}`, isCompactionDrops);
+
 /** Opens `location` read-only, builds its view model and closes it. */
 export async function readViewModel(location: string, options: ReadViewOptions = {}): Promise<ViewModel> {
+  // opened before the session is read, so a file rewritten meanwhile is not cached under the new bytes
+  const cache = options.withDrops !== false && !options.drops ? dropsCache(location) : undefined;
   const session = await openForReading(location, options.onWarning);
   try {
-    return await viewModelOf(session, location, options);
+    if (!cache?.describes(session.getSessionFile())) return await viewModelOf(session, location, options);
+    const model = await viewModelOf(session, location, { ...options, drops: cache.values });
+    cache.save();
+    return model;
   } finally {
     await session.close();
   }

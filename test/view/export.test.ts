@@ -1,13 +1,14 @@
 /** `bonsai export` end to end: the page file, Markdown, the byte bound, database sessions, mistakes. */
 import assert from "node:assert/strict";
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import type { ViewModel } from "../../src/view/model.js";
 import { SessionManager } from "../../src/session/manager.js";
+import { exportSession } from "../../src/view/export.js";
 import { viewModelOf } from "../../src/view/source.js";
 import { runBonsai } from "../helpers/cli.js";
-import { tempDir } from "../helpers/session-builders.js";
+import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
 import { EXAMPLE } from "../helpers/view-sessions.js";
 import { READABLE } from "../../src/view/bound.js";
 
@@ -114,5 +115,56 @@ describe("a database password stays out of the page", () => {
     } finally {
       void session.close();
     }
+  });
+});
+
+/** What each compaction dropped is found once and kept beside the open index (storage/derived-cache.ts). */
+describe("an export keeps what each compaction dropped", () => {
+  const indexDir = join(dir, "drops-index");
+  const saved = { dir: process.env.BONSAI_INDEX_DIR, off: process.env.BONSAI_INDEX };
+  before(() => {
+    process.env.BONSAI_INDEX_DIR = indexDir;
+    delete process.env.BONSAI_INDEX;
+  });
+  after(() => {
+    for (const [key, value] of [["BONSAI_INDEX_DIR", saved.dir], ["BONSAI_INDEX", saved.off]] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+
+  async function vague(file: string, identifier: string): Promise<string> {
+    const session = SessionManager.open(file);
+    session.appendMessage(userMsg(`Add paging to \`${identifier}\` in src/invoices.ts.`));
+    session.appendMessage(assistantMsg(`Paging is in: \`${identifier}\` takes a cursor.`));
+    const kept = session.appendMessage(userMsg("Now the totals."));
+    const id = session.appendCompaction("## Goal\nPaging for the invoices list.", kept, 1000);
+    await session.close();
+    return id;
+  }
+  const droppedOf = async (file: string, compactionId: string) =>
+    embeddedModel(await exportSession(file, { format: "html" })).nodes.find((n) => n.id === compactionId)?.compaction?.dropped?.filter((d) => d.kind === "identifier").map((d) => d.text);
+
+  it("reads them back on the next export, and works them out again after another program rewrote the file", async () => {
+    const file = join(dir, "drops-cached.jsonl");
+    const compactionId = await vague(file, "listInvoices");
+    assert.deepEqual(await droppedOf(file, compactionId), ["listInvoices"]);
+    const cached = readdirSync(indexDir).filter((name) => name.endsWith(".drops.json"));
+    assert.equal(cached.length, 1, "kept beside the open index");
+    // the next export uses what is kept: changed here to show that it is read
+    const where = join(indexDir, cached[0]);
+    writeFileSync(where, readFileSync(where, "utf8").replace('"text":"listInvoices"', '"text":"from the cache"'));
+    assert.deepEqual(await droppedOf(file, compactionId), ["from the cache"]);
+
+    // another program writes the session anew, with the same compaction id and another span
+    const other = join(dir, "drops-other.jsonl");
+    const otherId = await vague(other, "listOrders");
+    const rewritten = readFileSync(other, "utf8").replaceAll(otherId, compactionId);
+    writeFileSync(`${file}.tmp`, rewritten);
+    renameSync(`${file}.tmp`, file);
+    assert.deepEqual(await droppedOf(file, compactionId), ["listOrders"]);
+    process.env.BONSAI_INDEX = "off";
+    assert.deepEqual(await droppedOf(file, compactionId), ["listOrders"], "as without any cache");
+    delete process.env.BONSAI_INDEX;
   });
 });

@@ -1,0 +1,122 @@
+/**
+ * Values worked out from a session file that stay true while the file is only appended to (what
+ * each compaction dropped: its span is fixed once it is written), kept by id in the open index's
+ * folder (open-index-file.ts: same place, privacy, sweep and `BONSAI_INDEX=off`) so the next
+ * export or `bonsai view` of a large session does not work them out again.
+ *
+ * - A cache holds what its caller stores, which may be text of the session (dropped facts are
+ *   sentences of it): it is private to the user like the index, and goes with the index folder.
+ * - Valid only for the same file (device and inode) that still begins with the bytes it had when
+ *   the values were read (its size then, and a hash of 20 blocks spread over them), and for the
+ *   same `version` (the caller's format and bonsai's version: an upgrade may work values out
+ *   differently). Anything else (another file, a rewrite by any program, a torn or foreign cache
+ *   file, a value of the wrong shape) is ignored and worked out again.
+ * - The file's identity is taken when the cache is opened, before the session is read, and saved
+ *   with the values: values worked out from a file that was rewritten meanwhile are never used.
+ *   The caller checks that the session it read came from that file (`describes`).
+ */
+import { closeSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { type FileIdentity, identityOf, openIndexPath, sampleHash, writeCacheFile } from "./open-index-file.js";
+
+const FORMAT = 1;
+
+export interface DerivedCache<T> {
+  /** the values by id: those still valid from the cache, then whatever the caller adds */
+  readonly values: Map<string, T>;
+  /** whether `file` (a session's file, as its manager names it) is the file this cache is for */
+  describes(file: string | undefined): boolean;
+  /** keeps the values when the caller added any; never throws */
+  save(): void;
+}
+
+interface Stored {
+  format: number;
+  version: string;
+  path: string;
+  file: { dev: string; ino: string; bytes: number; sample: string };
+  values: Record<string, unknown>;
+}
+
+/** The file's identity and the hash of its first `size` bytes, or undefined when it cannot be read. */
+function fingerprint(path: string): { identity: FileIdentity; sample: string } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const identity = identityOf(fd);
+    return { identity, sample: sampleHash(fd, identity.size) };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Whether the file at `path` is still the one `file` describes, grown or not. */
+function stillBegins(path: string, file: Stored["file"]): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const now = identityOf(fd);
+    return now.dev === file.dev && now.ino === file.ino && now.size >= file.bytes && sampleHash(fd, file.bytes) === file.sample;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function readStored(where: string): Stored | undefined {
+  try {
+    const stored = JSON.parse(readFileSync(where, "utf8")) as Stored;
+    const file = stored?.file;
+    if (stored.format !== FORMAT || typeof stored.version !== "string" || typeof stored.path !== "string") return undefined;
+    if (typeof file !== "object" || file === null || typeof file.dev !== "string" || typeof file.ino !== "string" || typeof file.sample !== "string") return undefined;
+    if (!Number.isSafeInteger(file.bytes) || typeof stored.values !== "object" || stored.values === null) return undefined;
+    return stored;
+  } catch {
+    return undefined;
+  }
+}
+
+const noCache = <T>(): DerivedCache<T> => ({ values: new Map(), describes: () => false, save: () => undefined });
+
+function realPath(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cache named `name` of the session file at `path`: open it before reading the session, check
+ * that the session came from it (`describes`), add what is worked out to `values`, then `save()`.
+ * A location that is not a file, or indexes turned off, gives an empty cache that keeps nothing.
+ */
+export function derivedCache<T>(path: string, name: string, version: string, isValue: (value: unknown) => value is T, env: NodeJS.ProcessEnv = process.env): DerivedCache<T> {
+  const at = openIndexPath(path, env);
+  const now = at && fingerprint(at.real);
+  if (!at || !now) return noCache();
+  const where = at.where.replace(/\.json$/, `.${name}.json`);
+  const file = { dev: now.identity.dev, ino: now.identity.ino, bytes: now.identity.size, sample: now.sample };
+  const values = new Map<string, T>();
+  const stored = readStored(where);
+  if (stored && stored.version === version && stored.path === at.real && stored.file.dev === file.dev && stored.file.ino === file.ino) {
+    // the cached values hold when the file still begins with the bytes they were read from
+    if (file.bytes >= stored.file.bytes && (file.bytes === stored.file.bytes ? stored.file.sample === file.sample : stillBegins(at.real, stored.file))) {
+      for (const [id, value] of Object.entries(stored.values)) if (isValue(value)) values.set(id, value);
+    }
+  }
+  const known = values.size;
+  return {
+    values,
+    describes: (other) => other !== undefined && realPath(other) === at.real,
+    save() {
+      // stored with the bytes as they were before the session was read: values worked out from a
+      // file rewritten meanwhile are then never used, since the file no longer begins with them
+      if (values.size === known) return;
+      const data: Stored = { format: FORMAT, version, path: at.real, file, values: Object.fromEntries(values) };
+      writeCacheFile(where, Buffer.from(JSON.stringify(data)));
+    },
+  };
+}
