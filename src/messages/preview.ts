@@ -13,13 +13,20 @@ import { formatCount } from "../util/count.js";
  * two), marking the cut with an ellipsis. Reads only as far into the text as the preview shows,
  * so a preview of a megabyte of tool output costs what the preview costs.
  */
+/** `/\s/` of one character, without the regex for ASCII (tree rows clip 50,000 texts). */
+function isSpace(char: string): boolean {
+  const code = char.charCodeAt(0);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(char);
+}
+
 export function clip(text: string, max: number): string {
   let out = "";
   let width = 0;
   let space = false; // whitespace seen since the last character kept
   let cut = 0; // length of the longest prefix that leaves a column for "…" (it ends with a character, not a space)
   for (const char of text) {
-    if (/\s/.test(char)) {
+    if (isSpace(char)) {
       space = out !== "";
       continue;
     }

@@ -43,7 +43,7 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
   let model = full;
   let skeleton = skeletonOf(model);
   // rendered whole unless it plainly cannot fit: the render takes at least `bodiesShare` of the bodies' JSON
-  if (skeleton + measure.full * bodiesShare <= maxBytes) {
+  if (skeleton + measure.floor(Number.POSITIVE_INFINITY) * bodiesShare <= maxBytes) {
     const whole = render(full);
     if (bytes(whole) <= maxBytes) return whole;
   }
@@ -67,8 +67,9 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
     budget -= Math.max(size - maxBytes, Math.ceil(budget * 0.05));
   }
   // no body fits beside the page: the page alone, which says so
-  const blocks = [...measure.entries.values()].reduce((n, e) => n + e.blocks, 0);
-  return render({ ...model, bodies: {}, omitted: { blocks, bytes: measure.full, maxBytes } });
+  const blocks = measure.ids().reduce((n, id) => n + measure.blocks(id), 0);
+  const { bytes: all, estimated } = measure.approximate();
+  return render({ ...model, bodies: {}, omitted: { blocks, bytes: all, maxBytes, ...(estimated ? { estimated } : {}) } });
 }
 
 export async function exportSession(location: string, options: ExportOptions): Promise<string> {

@@ -22,11 +22,30 @@ export function inlineJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c");
 }
 
+/**
+ * The model's tree rows as inline JSON, kept for the array they came from: bounding an export
+ * renders the page more than once with the same rows and other bodies, and the rows of a large
+ * session are most of the page (16 MB for 50,000 entries).
+ */
+const nodesJson = new WeakMap<object, string>();
+
+/** inlineJson of a view model, its rows serialized once per rows array. */
+function modelJson(model: ViewModel): string {
+  const { nodes, ...rest } = model;
+  let rows = nodesJson.get(nodes);
+  if (rows === undefined) {
+    rows = inlineJson(nodes);
+    nodesJson.set(nodes, rows);
+  }
+  const others = inlineJson(rest);
+  return `{"nodes":${rows}${others === "{}" ? "" : `,${others.slice(1, -1)}`}}`;
+}
+
 /** The page; `model` is embedded for an export and left out for `bonsai view`. */
 export function pageHtml(asset: PageAsset, mode: PageMode, model: ViewModel | null, title: string): string {
   const script = asset.js.replace(/<\/(script)/gi, "<\\/$1");
   const css = asset.css.replace(/<\/(style)/gi, "<\\/$1");
-  const data = model ? `<script id="bonsai-data" type="application/json">${inlineJson(model)}</script>\n` : "";
+  const data = model ? `<script id="bonsai-data" type="application/json">${modelJson(model)}</script>\n` : "";
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -77,7 +77,7 @@ export function sessionMarkdown(model: ViewModel, options: MarkdownOptions = {})
     `Session \`${model.session.id}\` · ${count(nodes.length)} entries ${options.all ? "(all branches)" : "on the active path"} · leaf \`${model.leafId ?? "none"}\``,
   ];
   if (model.omitted && model.omitted.blocks > 0) {
-    out.push("", `> This export is bounded to ${count(model.omitted.maxBytes)} bytes: ${count(model.omitted.blocks)} blocks were clipped or left out (${count(model.omitted.bytes)} bytes).`);
+    out.push("", `> This export is bounded to ${count(model.omitted.maxBytes)} bytes: ${count(model.omitted.blocks)} blocks were clipped or left out (${model.omitted.estimated ? "about " : ""}${count(model.omitted.bytes)} bytes).`);
   }
   for (const node of nodes) {
     if (options.all && node.parentId && (byId.get(node.parentId)?.children ?? 0) > 1) {

@@ -88,7 +88,7 @@ export interface ViewModel {
   /** an export: every body by entry id; absent for `bonsai view`, which serves them on demand */
   bodies?: Record<string, Block[]>;
   /** what bounding the export left out */
-  omitted?: { blocks: number; bytes: number; maxBytes: number };
+  omitted?: { blocks: number; bytes: number; maxBytes: number; estimated?: true };
   /** bumped by `bonsai view` on every change it sends */
   version: number;
 }

@@ -8,6 +8,7 @@ import { openForReading, type WarningListener } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
 import { DROPS_FORMAT, isCompactionDrops } from "../ops/dropped.js";
 import { archivedOriginals } from "../storage/archive.js";
+import { modelLookup } from "../summarizer/model-table.js";
 import { derivedCache } from "../storage/derived-cache.js";
 import { redactPassword } from "../storage/database.js";
 import { packageVersion } from "../util/package-version.js";
@@ -30,8 +31,7 @@ export interface ReadViewOptions {
 export async function knownContextWindow(model: { provider: string; modelId: string } | null): Promise<number> {
   if (!model) return 0;
   try {
-    const piAi = await import("@mariozechner/pi-ai");
-    const lookup = piAi.getModel as unknown as (provider: string, id: string) => { contextWindow?: number } | undefined;
+    const lookup = await modelLookup();
     return lookup(model.provider, model.modelId)?.contextWindow ?? 0;
   } catch {
     return 0;

@@ -136,7 +136,7 @@ function setModel(next: ViewModel): void {
   info.textContent = `${model.session.location} · session ${model.session.id} · ${model.nodes.length.toLocaleString("en-US")} entries · leaf ${model.leafId ?? "none"}`;
   if (model.omitted && model.omitted.blocks > 0) {
     notice.hidden = false;
-    notice.textContent = `This export is bounded to ${model.omitted.maxBytes.toLocaleString("en-US")} bytes: ${model.omitted.blocks.toLocaleString("en-US")} blocks were clipped or left out (${model.omitted.bytes.toLocaleString("en-US")} bytes); each says so where it was cut.`;
+    notice.textContent = `This export is bounded to ${model.omitted.maxBytes.toLocaleString("en-US")} bytes: ${model.omitted.blocks.toLocaleString("en-US")} blocks were clipped or left out (${model.omitted.estimated ? "about " : ""}${model.omitted.bytes.toLocaleString("en-US")} bytes); each says so where it was cut.`;
   }
   renderTimeline(timeline, model.timeline, model.threshold?.tokens ?? null, select);
 }

@@ -1,0 +1,51 @@
+/** The sizes bounding works from (view/body-measure.ts): the lower bound from lengths never exceeds the real bytes. */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Block } from "../../src/view/blocks.js";
+import { jsonBytes } from "../../src/view/body-measure.js";
+import { clipAll, measureBodies } from "../../src/view/bound.js";
+import { seededRandom } from "../../src/util/seeded-random.js";
+
+const PIECES = ["a", "word ", '"', "\\", "\n", "<", "é", "😀", "\u0001", "中"];
+
+function randomBodies(seed: number): Record<string, Block[]> {
+  const random = seededRandom(seed);
+  const text = () => Array.from({ length: Math.floor(random() * 400) }, () => PIECES[Math.floor(random() * PIECES.length)]).join("");
+  const block = (): Block => {
+    const kinds: (() => Block)[] = [
+      () => ({ kind: "text", text: text() }),
+      () => ({ kind: "output", title: "bash", text: text(), isError: random() < 0.5 }),
+      () => ({ kind: "toolCall", id: "c1", name: "edit", args: text() }),
+      () => ({ kind: "image", mimeType: "image/png", data: "QUFB".repeat(Math.floor(random() * 100)) }),
+      () => ({ kind: "pruned", notice: "[pruned]", prunedAt: 1, original: [{ kind: "output", title: "read", text: text(), isError: false }] }),
+      () => ({ kind: "meta", text: text() }),
+    ];
+    return kinds[Math.floor(random() * kinds.length)]();
+  };
+  return Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`é${i}-${seed}`, Array.from({ length: 1 + Math.floor(random() * 3) }, block)]));
+}
+
+describe("body measure", () => {
+  it("the floor at any length is at most the bytes of the bodies clipped to it", () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const bodies = randomBodies(seed);
+      const measure = measureBodies(bodies);
+      for (const cap of [0, 1, 2, 7, 100, 1000, Number.POSITIVE_INFINITY]) {
+        const real = jsonBytes(Number.isFinite(cap) ? clipAll(bodies, cap).bodies : bodies);
+        assert.ok(measure.floor(cap) <= real, `seed ${seed}, cap ${cap}: ${measure.floor(cap)} <= ${real}`);
+      }
+      assert.equal(measure.full, jsonBytes(bodies));
+    }
+  });
+
+  it("estimates the bytes of bodies it did not measure from those it did, and is exact once all are", () => {
+    const bodies = randomBodies(7);
+    const measure = measureBodies(bodies);
+    for (const id of Object.keys(bodies).slice(0, 10)) measure.entry(id);
+    const rough = measure.approximate();
+    assert.equal(rough.estimated, true);
+    assert.ok(Math.abs(rough.bytes - jsonBytes(bodies)) < jsonBytes(bodies) * 0.3, `${rough.bytes} is about ${jsonBytes(bodies)}`);
+    measure.all();
+    assert.deepEqual(measure.approximate(), { bytes: jsonBytes(bodies), estimated: false });
+  });
+});
