@@ -66,22 +66,26 @@ function summarizedSpan(path: readonly SessionEntry[], at: number): SessionEntry
 
 /**
  * The span as one transcript (what spanFacts reads: each entry's part, joined by blank lines) and
- * a finder of the first entry whose own text holds a fact, up to case, markup and spacing (files
- * and identifiers appear in tool calls too). The entries are serialized once for both, and each
- * fact is one search of the span's normalized text instead of one per entry.
+ * a finder of the first entry whose own text holds a fact: verbatim, as facts are mostly quoted
+ * from the transcript, else up to case, markup and spacing (files and identifiers appear in tool
+ * calls too). The entries are serialized once for both, each fact is one search of the whole span
+ * instead of one per entry, and the span is normalized only for a fact not found verbatim.
  */
 function spanTexts(span: readonly SessionEntry[]): { transcript: string; entryOf: (fact: EvalFact) => string | null } {
   const own = span.map((entry) => {
     const message = messageFromEntry(entry);
     return message ? serializeConversation(convertToLlm([message])) : "";
   });
+  // NUL ends each entry's text: no fact holds one (normalizing keeps it), so no match spans two entries
+  const raw = joinedWithStarts(own, "\0");
   let normalized: { text: string; starts: number[] } | undefined;
   const entryOf = (fact: EvalFact): string | null => {
-    // NUL ends each entry's text: normalizing leaves it, and no fact holds one, so no match spans two entries
+    const at = fact.text ? raw.text.indexOf(fact.text) : -1;
+    if (at >= 0) return span[lastAtOrBefore(raw.starts, at)].id;
     normalized ??= joinedWithStarts(own.map(normalizeForMatch), "\0");
     const needle = normalizeForMatch(fact.text);
-    const at = needle ? normalized.text.indexOf(needle) : -1;
-    return at < 0 ? null : span[lastAtOrBefore(normalized.starts, at)].id;
+    const loose = needle ? normalized.text.indexOf(needle) : -1;
+    return loose < 0 ? null : span[lastAtOrBefore(normalized.starts, loose)].id;
   };
   return { transcript: own.filter((text) => text !== "").join("\n\n"), entryOf };
 }
