@@ -4,7 +4,7 @@
  * message role, timestamp and a one-line preview (docs/json.md).
  */
 import type { SessionTreeNode } from "../format/entry-types.js";
-import { clip, entryPreview } from "../messages/preview.js";
+import { clip, entryPreview, previewReach } from "../messages/preview.js";
 import type { SessionManager } from "../session/manager.js";
 import { flattenTree } from "../session/tree.js";
 
@@ -39,7 +39,7 @@ export function treeJson(session: SessionManager, only?: readonly SessionTreeNod
       type: entry.type,
       role: entry.type === "message" ? entry.message.role : null,
       timestamp: typeof entry.timestamp === "string" ? entry.timestamp : null,
-      preview: clip(entryPreview(entry).text.replace(/\s+/g, " ").trim(), PREVIEW_CHARS),
+      preview: clip(entryPreview(entry, previewReach(PREVIEW_CHARS)).text.replace(/\s+/g, " ").trim(), PREVIEW_CHARS),
       children: node.children.map((c) => c.entry.id),
       label: node.label ?? null,
     };

@@ -5,7 +5,7 @@
  */
 import { isCheckoutMarker, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
-import { clip, entryPreview } from "../messages/preview.js";
+import { clip, entryPreview, previewReach } from "../messages/preview.js";
 import type { Colors } from "./output.js";
 
 export interface RenderOptions {
@@ -89,7 +89,7 @@ export function allNodes(roots: readonly SessionTreeNode[]): SessionTreeNode[] {
 
 export function describeNode(node: SessionTreeNode, c: Colors, options: RenderOptions, width: number): string {
   const { entry } = node;
-  const preview = entryPreview(entry);
+  const preview = entryPreview(entry, previewReach(width));
   const onPath = options.activePath.has(entry.id);
   const id = onPath ? c.green(entry.id) : c.dim(entry.id);
   let head: string;

@@ -4,7 +4,6 @@
 import type { AgentMessage, ImageContent, TextContent } from "../format/message-types.js";
 import { modelFromChange } from "../format/context.js";
 import type { SessionEntry } from "../format/entry-types.js";
-import { joinTextBlocks } from "./text-blocks.js";
 import { codePointWidth } from "../util/display-width.js";
 import { formatCount } from "../util/count.js";
 
@@ -41,52 +40,76 @@ export function clip(text: string, max: number): string {
   return out;
 }
 
-/** Content as a person reads it: text blocks and a mark for each image, one per line. */
-export function contentForDisplay(content: string | readonly (TextContent | ImageContent | { type: string })[]): string {
-  if (typeof content === "string") return content;
+/**
+ * `parts` joined by `separator`, read only up to `limit` characters: a preview of a megabyte of
+ * tool output neither copies nor joins the megabyte (a slice of a string shares its characters).
+ */
+function joinedHead(parts: readonly string[], separator: string, limit: number): string {
+  if (limit === Number.POSITIVE_INFINITY) return parts.join(separator);
+  let out = "";
+  for (const part of parts) {
+    if (out.length >= limit) break;
+    out += (out === "" ? "" : separator) + part.slice(0, limit - out.length);
+  }
+  return out;
+}
+
+/**
+ * Content as a person reads it: text blocks and a mark for each image, one per line; with
+ * `limit`, only its first `limit` characters (or about: a separator may pass it).
+ */
+export function contentForDisplay(content: string | readonly (TextContent | ImageContent | { type: string })[], limit = Number.POSITIVE_INFINITY): string {
+  if (typeof content === "string") return content.slice(0, limit);
   const parts: string[] = [];
   for (const block of content) {
     if (block.type === "text") parts.push((block as TextContent).text);
     else if (block.type === "image") parts.push(`[image ${(block as ImageContent).mimeType}]`);
   }
-  return parts.join("\n");
+  return joinedHead(parts, "\n", limit);
+}
+
+/** A value as JSON, clipped to `max` characters; a long string is serialized only as far as is shown. */
+function clippedJson(value: unknown, max: number): string {
+  const json = JSON.stringify(typeof value === "string" && value.length > max ? value.slice(0, max) : value) ?? "undefined";
+  return json.length > max ? `${json.slice(0, max - 1)}…` : json;
 }
 
 /** `name(key=value, …)` with JSON values, each value clipped so one call stays one line. */
 export function formatToolCall(name: string, args: Record<string, unknown> | undefined, maxValue = 60): string {
-  const parts = Object.entries(args ?? {}).map(([key, value]) => {
-    const json = JSON.stringify(value) ?? "undefined";
-    return `${key}=${json.length > maxValue ? `${json.slice(0, maxValue - 1)}…` : json}`;
-  });
+  const parts = Object.entries(args ?? {}).map(([key, value]) => `${key}=${clippedJson(value, maxValue)}`);
   return `${name}(${parts.join(", ")})`;
 }
 
-/** The most telling one-line text of a message: its words, else its tool calls. */
-export function messagePreview(message: AgentMessage): string {
+/**
+ * The most telling one-line text of a message: its words, else its tool calls. With `limit`, the
+ * texts it is made of are read only as far as that many characters (what a preview can show).
+ */
+export function messagePreview(message: AgentMessage, limit = Number.POSITIVE_INFINITY): string {
   switch (message.role) {
     case "user":
     case "custom":
     case "hookMessage":
-      return contentForDisplay(message.content);
+      return contentForDisplay(message.content, limit);
     case "assistant": {
-      const text = joinTextBlocks(message.content, " ").trim();
+      const texts = message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+      const text = joinedHead(texts, " ", limit).trim();
       const calls = message.content.flatMap((b) => (b.type === "toolCall" ? [formatToolCall(b.name, b.arguments, 40)] : []));
       if (text && calls.length > 0) return `${text} → ${calls.join(", ")}`;
       if (text) return text;
       if (calls.length > 0) return `→ ${calls.join(", ")}`;
       const thinking = message.content.find((b) => b.type === "thinking");
-      if (thinking) return `(thinking) ${thinking.thinking}`;
-      return message.errorMessage ? `(${message.stopReason}) ${message.errorMessage}` : `(${message.stopReason})`;
+      if (thinking) return `(thinking) ${thinking.thinking.slice(0, limit)}`;
+      return message.errorMessage ? `(${message.stopReason}) ${message.errorMessage.slice(0, limit)}` : `(${message.stopReason})`;
     }
     case "toolResult":
-      return `${message.toolName}${message.isError ? " (error)" : ""}: ${contentForDisplay(message.content)}`;
+      return `${message.toolName}${message.isError ? " (error)" : ""}: ${contentForDisplay(message.content, limit)}`;
     case "bashExecution":
-      return `$ ${message.command}${message.exitCode ? ` (exit ${message.exitCode})` : ""}`;
+      return `$ ${message.command.slice(0, limit)}${message.exitCode ? ` (exit ${message.exitCode})` : ""}`;
     case "pythonExecution":
-      return `>>> ${message.code}`;
+      return `>>> ${message.code.slice(0, limit)}`;
     case "branchSummary":
     case "compactionSummary":
-      return message.summary;
+      return message.summary.slice(0, limit);
     case "fileMention":
       return message.files.map((f) => `@${f.path}`).join(" ");
     default:
@@ -102,18 +125,26 @@ export interface EntryPreview {
   summary?: "compaction" | "branch";
 }
 
-export function entryPreview(entry: SessionEntry): EntryPreview {
+/**
+ * How far into its texts a preview of `columns` columns reads: past what it shows, since runs of
+ * whitespace collapse, yet bounded, so a row never costs its whole tool output. A text that opens
+ * with more whitespace than that previews as empty.
+ */
+export const previewReach = (columns: number): number => 400 + 4 * columns;
+
+/** The preview of an entry; with `limit`, its texts are read only as far as that many characters (messagePreview). */
+export function entryPreview(entry: SessionEntry, limit = Number.POSITIVE_INFINITY): EntryPreview {
   switch (entry.type) {
     case "message":
-      return { kind: entry.message.role, text: messagePreview(entry.message) };
+      return { kind: entry.message.role, text: messagePreview(entry.message, limit) };
     case "compaction":
       return {
         kind: "compaction",
         summary: "compaction",
-        text: `context of ${formatCount(entry.tokensBefore)} tokens compacted, keeps from ${entry.firstKeptEntryId}: ${entry.summary}`,
+        text: `context of ${formatCount(entry.tokensBefore)} tokens compacted, keeps from ${entry.firstKeptEntryId}: ${entry.summary.slice(0, limit)}`,
       };
     case "branch_summary":
-      return { kind: "branch_summary", summary: "branch", text: `from ${entry.fromId}: ${entry.summary}` };
+      return { kind: "branch_summary", summary: "branch", text: `from ${entry.fromId}: ${entry.summary.slice(0, limit)}` };
     case "model_change": {
       const model = modelFromChange(entry);
       const name = model ? `${model.provider}/${model.modelId}` : (entry.model ?? "?");
@@ -128,7 +159,7 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
     case "custom":
       return { kind: "custom", text: entry.customType };
     case "custom_message":
-      return { kind: entry.customType, text: contentForDisplay(entry.content) };
+      return { kind: entry.customType, text: contentForDisplay(entry.content, limit) };
     default:
       return { kind: (entry as { type: string }).type, text: "" };
   }

@@ -10,7 +10,7 @@ import { nativeLine } from "../summarizer/native-lane.js";
 import { messageFromEntry, summarizedRange } from "../format/context.js";
 import { isCheckoutMarker, type SessionEntry, type SessionHeader, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
-import { clip, entryPreview } from "../messages/preview.js";
+import { clip, entryPreview, previewReach } from "../messages/preview.js";
 import { type CompactionDrops, type DroppedFact, droppedAt } from "../ops/dropped.js";
 import { type ArchivedOriginals, type Block, entryBlocks } from "./blocks.js";
 import { compactionEstimate, type TimelinePoint, timelineOf } from "./timeline.js";
@@ -116,6 +116,9 @@ export interface ViewInput {
    */
   drops?: Map<string, CompactionDrops>;
 }
+
+/** Columns of a row's preview. */
+const PREVIEW_COLUMNS = 100;
 
 function flagsOf(entry: SessionEntry): NodeFlags {
   const flags: NodeFlags = {};
@@ -260,7 +263,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
     }
     const { entry } = item.node;
     const kids = visible(item.node.children);
-    const preview = entryPreview(entry);
+    const preview = entryPreview(entry, previewReach(PREVIEW_COLUMNS));
     const message = messageFromEntry(entry);
     const row: ViewNode = {
       id: entry.id,
@@ -270,8 +273,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
       indent: item.indent,
       children: kids.length,
       end: 0,
-      // only the head is shown: flattening a whole tool output would cost more than the rest
-      preview: clip(preview.text.slice(0, 400), 100),
+      preview: clip(preview.text, PREVIEW_COLUMNS),
       timestamp: entry.timestamp,
       tokens: message ? estimateTokens(message) : 0,
       flags: flagsOf(entry),
