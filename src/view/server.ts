@@ -17,7 +17,7 @@ import { pageHtml } from "./html.js";
 import type { ViewModel } from "./model.js";
 import { pageAsset } from "./page-asset.js";
 import { archivedOriginals } from "../storage/archive.js";
-import { type ReadViewOptions, viewModelOf } from "./source.js";
+import { dropsCache, type ReadViewOptions, viewModelOf } from "./source.js";
 import type { CompactionDrops } from "../ops/dropped.js";
 
 export interface ViewServerOptions extends Pick<ReadViewOptions, "contextWindow" | "reserveTokens"> {
@@ -69,6 +69,8 @@ const json = (response: ServerResponse, value: unknown) => send(response, 200, "
 export async function startViewServer(location: string, options: ViewServerOptions = {}): Promise<ViewServer> {
   /** The session as stored now, or undefined when it has not changed since `previous`. */
   const read = async (previous?: Snapshot): Promise<Snapshot | undefined> => {
+    // the first read takes what an earlier view or export found each compaction dropped; later ones keep their own
+    const cache = previous ? undefined : dropsCache(location);
     const session = await openForReading(location, options.onWarning);
     try {
       const archived = await archivedOriginals(location, options.onWarning);
@@ -79,8 +81,10 @@ export async function startViewServer(location: string, options: ViewServerOptio
       }
       // the context window is looked up once; later models keep it
       const contextWindow = options.contextWindow ?? previous?.model.threshold?.contextWindow;
-      const drops = previous && previous.rewrites === rewrites ? previous.drops : new Map<string, CompactionDrops>();
+      const kept = cache?.describes(session.getSessionFile()) ? cache : undefined;
+      const drops = previous && previous.rewrites === rewrites ? previous.drops : (kept?.values ?? new Map<string, CompactionDrops>());
       const model = await viewModelOf(session, location, { contextWindow, reserveTokens: options.reserveTokens, drops });
+      kept?.save();
       return { session, model, archived, signature, rewrites, drops };
     } catch (error) {
       await session.close();

@@ -65,7 +65,7 @@ export async function viewModelOf(session: SessionManager, location: string, opt
  * What each compaction of the session file at `location` dropped, as far as an earlier export or
  * view worked it out (storage/derived-cache.ts): found once per compaction, not per export.
  */
-const dropsCache = (location: string) => derivedCache(location, "drops", `${DROPS_FORMAT}/${packageVersion()}`, isCompactionDrops);
+export const dropsCache = (location: string) => derivedCache(location, "drops", `${DROPS_FORMAT}/${packageVersion()}`, isCompactionDrops);
 
 /** Opens `location` read-only, builds its view model and closes it. */
 export async function readViewModel(location: string, options: ReadViewOptions = {}): Promise<ViewModel> {

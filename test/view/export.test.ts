@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import type { ViewModel } from "../../src/view/model.js";
 import { SessionManager } from "../../src/session/manager.js";
 import { exportSession } from "../../src/view/export.js";
+import { startViewServer } from "../../src/view/server.js";
 import { viewModelOf } from "../../src/view/source.js";
 import { runBonsai } from "../helpers/cli.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
@@ -155,6 +156,15 @@ describe("an export keeps what each compaction dropped", () => {
     const where = join(indexDir, cached[0]);
     writeFileSync(where, readFileSync(where, "utf8").replace('"text":"listInvoices"', '"text":"from the cache"'));
     assert.deepEqual(await droppedOf(file, compactionId), ["from the cache"]);
+    // and so does `bonsai view`
+    const server = await startViewServer(file, { contextWindow: 200_000 });
+    try {
+      const live = (await (await fetch(`${server.url}api/model`)).json()) as ViewModel;
+      const info = live.nodes.find((n) => n.id === compactionId)?.compaction;
+      assert.deepEqual(info?.dropped?.filter((d) => d.kind === "identifier").map((d) => d.text), ["from the cache"]);
+    } finally {
+      await server.close();
+    }
 
     // another program writes the session anew, with the same compaction id and another span
     const other = join(dir, "drops-other.jsonl");
