@@ -114,6 +114,17 @@ describe("derived cache", () => {
     none.save();
   });
 
+  test("a folder that cannot be written (a full disk, a read-only home) keeps nothing and throws nothing", () => {
+    const path = file();
+    const blocked = join(dir, `not-a-folder-${n++}`);
+    writeFileSync(blocked, "a file where the index folder should be");
+    const cache = derivedCache(path, "test", "v1", isNumber, { ...env(), BONSAI_INDEX_DIR: join(blocked, "index") });
+    assert.ok(cache.describes(path));
+    cache.values.set("c1", 1);
+    assert.doesNotThrow(() => cache.save());
+    assert.equal(derivedCache(path, "test", "v1", isNumber, { ...env(), BONSAI_INDEX_DIR: join(blocked, "index") }).values.size, 0);
+  });
+
   test("nothing is written when nothing was added; the file is private", () => {
     const path = file();
     open(path).save();
