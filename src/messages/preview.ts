@@ -132,7 +132,7 @@ export interface EntryPreview {
 /**
  * How far into its texts a preview of `columns` columns reads: past what it shows, since runs of
  * whitespace collapse, yet bounded, so a row never costs its whole tool output. A text that opens
- * with more whitespace than that previews as empty.
+ * with more whitespace, or zero-width and control characters, than that previews as empty.
  */
 export const previewReach = (columns: number): number => 400 + 4 * columns;
 

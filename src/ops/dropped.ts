@@ -2,7 +2,8 @@
  * What each compaction on a branch dropped: the facts of the span it summarized (requests, files
  * changed, errors still open, identifiers, constraints and decisions that still held, the open
  * question; the same extraction and lifecycle as the coverage check and `bonsai eval`) that its
- * summary does not mention, each linked to the entry it first appears in. The operation behind
+ * summary does not mention, each linked to the entry it first appears in (verbatim, else up to
+ * case, markup and spacing). The operation behind
  * `bonsai context --dropped`. Nothing is written.
  */
 import { summarizedRange } from "../format/context.js";
@@ -17,7 +18,7 @@ import { readTarget, type SessionTarget, type WarningListener, withSession } fro
 export interface DroppedFact {
   kind: FactKind;
   text: string;
-  /** the entry of the span the fact first appears in (null when no single entry holds it) */
+  /** the entry of the span the fact first appears in, verbatim, else up to case, markup and spacing (null when no single entry holds it) */
   entryId: string | null;
 }
 
@@ -31,7 +32,7 @@ export interface CompactionDrops {
 }
 
 /** Bump when what a span's facts are, or how they are matched, changes: it names the drops a cache keeps (view/source.ts). */
-export const DROPS_FORMAT = 1;
+export const DROPS_FORMAT = 2;
 
 const isDroppedFact = (value: unknown): value is DroppedFact => {
   const fact = value as DroppedFact | null;

@@ -7,7 +7,8 @@
  * - A cache holds what its caller stores, which may be text of the session (dropped facts are
  *   sentences of it): it is private to the user like the index, and goes with the index folder.
  * - Valid only for the same file (device and inode) that still begins with the bytes it had when
- *   the values were read (its size then, and a hash of 20 blocks spread over them), and for the
+ *   the values were read (its size then, and a hash of 20 blocks spread over them; when it has
+ *   not grown, the same modification time too, as for the open index), and for the
  *   same `version` (the caller's format and bonsai's version: an upgrade may work values out
  *   differently). Anything else (another file, a rewrite by any program, a torn or foreign cache
  *   file, a value of the wrong shape) is ignored and worked out again.
@@ -15,7 +16,7 @@
  *   with the values: values worked out from a file that was rewritten meanwhile are never used.
  *   The caller checks that the session it read came from that file (`describes`).
  */
-import { closeSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { closeSync, openSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { type FileIdentity, identityOf, openIndexPath, sampleHash, writeCacheFile } from "./open-index-file.js";
 
 const FORMAT = 1;
@@ -33,7 +34,7 @@ interface Stored {
   format: number;
   version: string;
   path: string;
-  file: { dev: string; ino: string; bytes: number; sample: string };
+  file: { dev: string; ino: string; mtimeNs: string; bytes: number; sample: string };
   values: Record<string, unknown>;
 }
 
@@ -70,7 +71,7 @@ function readStored(where: string): Stored | undefined {
     const stored = JSON.parse(readFileSync(where, "utf8")) as Stored;
     const file = stored?.file;
     if (stored.format !== FORMAT || typeof stored.version !== "string" || typeof stored.path !== "string") return undefined;
-    if (typeof file !== "object" || file === null || typeof file.dev !== "string" || typeof file.ino !== "string" || typeof file.sample !== "string") return undefined;
+    if (typeof file !== "object" || file === null || typeof file.dev !== "string" || typeof file.ino !== "string" || typeof file.sample !== "string" || typeof file.mtimeNs !== "string") return undefined;
     if (!Number.isSafeInteger(file.bytes) || typeof stored.values !== "object" || stored.values === null) return undefined;
     return stored;
   } catch {
@@ -79,6 +80,15 @@ function readStored(where: string): Stored | undefined {
 }
 
 const noCache = <T>(): DerivedCache<T> => ({ values: new Map(), describes: () => false, save: () => undefined });
+
+function sameFile(path: string, file: { dev: string; ino: string }): boolean {
+  try {
+    const stat = statSync(path, { bigint: true });
+    return String(stat.dev) === file.dev && String(stat.ino) === file.ino;
+  } catch {
+    return false;
+  }
+}
 
 function realPath(file: string): string | undefined {
   try {
@@ -98,19 +108,22 @@ export function derivedCache<T>(path: string, name: string, version: string, isV
   const now = at && fingerprint(at.real);
   if (!at || !now) return noCache();
   const where = at.where.replace(/\.json$/, `.${name}.json`);
-  const file = { dev: now.identity.dev, ino: now.identity.ino, bytes: now.identity.size, sample: now.sample };
+  const file = { dev: now.identity.dev, ino: now.identity.ino, mtimeNs: now.identity.mtimeNs, bytes: now.identity.size, sample: now.sample };
   const values = new Map<string, T>();
   const stored = readStored(where);
   if (stored && stored.version === version && stored.path === at.real && stored.file.dev === file.dev && stored.file.ino === file.ino) {
-    // the cached values hold when the file still begins with the bytes they were read from
-    if (file.bytes >= stored.file.bytes && (file.bytes === stored.file.bytes ? stored.file.sample === file.sample : stillBegins(at.real, stored.file))) {
+    // the cached values hold when the file still begins with the bytes they were read from; a
+    // file of the same size must also be as old (an in-place rewrite of a few bytes may miss the samples)
+    const same = file.bytes === stored.file.bytes && stored.file.mtimeNs === file.mtimeNs && stored.file.sample === file.sample;
+    if (same || (file.bytes > stored.file.bytes && stillBegins(at.real, stored.file))) {
       for (const [id, value] of Object.entries(stored.values)) if (isValue(value)) values.set(id, value);
     }
   }
   const known = values.size;
   return {
     values,
-    describes: (other) => other !== undefined && realPath(other) === at.real,
+    // the same path, and still the file the values were checked against (not one renamed over it since)
+    describes: (other) => other !== undefined && realPath(other) === at.real && sameFile(at.real, file),
     save() {
       // stored with the bytes as they were before the session was read: values worked out from a
       // file rewritten meanwhile are then never used, since the file no longer begins with them

@@ -194,16 +194,12 @@ const unquoted = (sentence: string) => sentence.replace(QUOTED, " ");
 export const constraintSentences = (texts: readonly string[]) =>
   texts
     .map(proseOf)
-    .filter(mayStateRule)
     .flatMap(sentences)
     .filter((s) => {
       const own = unquoted(s);
       // a correction states the requirement that holds now ("no, not 8080, use 8443")
       return (CONSTRAINT.test(own) || ONLY.test(own) || retiredValues(own).length > 0) && !/[?？]$/.test(s) && !isLogLine(s);
     });
-/** Whether a text may hold a rule sentence (constraintSentences): false when none of its words can make one. */
-const mayStateRule = (text: string) => CONSTRAINT.test(text) || /(?:only|just)\s/i.test(text) || mayRetire(text);
-
 /**
  * A sentence that weighs one way against another ("…rather than…", "…instead of…"): a choice even
  * when it is phrased as what the assistant is about to do ("I'll use commander's option API

@@ -41,6 +41,8 @@ export interface EntryMeasure {
   blocks: number;
   fixed: number;
   texts: Measured[];
+  /** of `texts`, the JSON bytes of images' data */
+  images: number;
 }
 
 /** A text this long or shorter is measured whole; a longer one from samples of it. */
@@ -82,12 +84,16 @@ export type EmptyTexts = (blocks: readonly Block[]) => Block[];
 
 function measureEntry(id: string, list: readonly Block[], emptied: EmptyTexts): EntryMeasure {
   const texts: Measured[] = [];
+  let images = 0;
   for (const block of everyBlock(list)) {
     const text = payload(block);
-    if (text) texts.push(measureText(text));
+    if (!text) continue;
+    const measured = measureText(text);
+    texts.push(measured);
+    if (block.kind === "image") images += measured.json;
   }
   // the rest is measured with every text emptied (each leaves its two quotes), with its key and comma
-  return { blocks: list.length, fixed: jsonBytes(id) + 2 + jsonBytes(emptied(list)), texts };
+  return { blocks: list.length, fixed: jsonBytes(id) + 2 + jsonBytes(emptied(list)), texts, images };
 }
 
 /** Bytes of `{"kind":""}` and the comma after it: the least a block takes besides its kind and text. */
@@ -98,7 +104,7 @@ export class BodyMeasure {
   private whole?: { texts: Measured[]; fixed: number; estimated: boolean };
   private exact?: number;
   private readonly floors = new Map<number, number>();
-  private flat?: { base: number; texts: Float64Array };
+  private flat?: { base: number; texts: Float64Array; images: Float64Array };
 
   /** `emptied` is bound.ts's clipping to nothing, passed in so the two agree on what a text is */
   constructor(
@@ -152,9 +158,10 @@ export class BodyMeasure {
   }
 
   /**
-   * The bodies' JSON bytes as far as they were measured: the measured bodies' bytes, and for the
-   * others their lower bound (`floor`) scaled by how far the measured ones exceed theirs. Exact
-   * (less sampled long texts) when every body was measured, or when `full` was worked out.
+   * The bodies' JSON bytes as far as they were measured: the measured bodies' bytes; for the
+   * others, their images' data (base64: a byte a character) and the lower bound of the rest
+   * (`floor`) scaled by how far the measured bodies' rest exceeds its own. Exact (less sampled
+   * long texts) when every body was measured, or when `full` was worked out.
    */
   approximate(): { bytes: number; estimated: boolean } {
     if (this.exact !== undefined) return { bytes: this.exact, estimated: false };
@@ -162,58 +169,71 @@ export class BodyMeasure {
     let measured = 0;
     let measuredFloor = 0;
     let unmeasuredFloor = 1;
+    let images = 0;
     for (const id of this.ids()) {
       const entry = this.measured.get(id);
       const floor = this.entryFloor(id);
       if (!entry) {
-        unmeasuredFloor += floor;
+        unmeasuredFloor += floor.rest;
+        images += floor.images;
         continue;
       }
-      measured += entry.fixed + entry.texts.reduce((n, t) => n + t.json, 0);
-      measuredFloor += floor;
+      const bytes = entry.fixed + entry.texts.reduce((n, t) => n + t.json, 0);
+      measured += bytes - entry.images;
+      images += entry.images;
+      measuredFloor += floor.rest;
     }
     const scale = measuredFloor > 0 ? measured / measuredFloor : 1;
-    return { bytes: Math.round(measured + unmeasuredFloor * scale), estimated: true };
+    return { bytes: Math.round(measured + unmeasuredFloor * scale + images), estimated: true };
   }
 
   /**
    * A lower bound of the bodies' JSON bytes with every text clipped to `cap` characters, from
    * lengths alone: each block takes at least its kind and its text so clipped (one less where a
-   * surrogate pair is not split; an image that does not fit becomes a note, counted as nothing).
+   * surrogate pair is not split); an image takes its data when it fits, and nothing when it does
+   * not (it becomes a note).
    */
   floor(cap: number): number {
     let total = this.floors.get(cap);
     if (total !== undefined) return total;
-    const { base, texts } = this.lengths();
+    const { base, texts, images } = this.lengths();
     total = base;
     for (let i = 0; i < texts.length; i++) total += texts[i] > cap ? Math.max(0, cap - 1) : texts[i];
+    for (let i = 0; i < images.length; i++) total += images[i] > cap ? 0 : images[i];
     this.floors.set(cap, total);
     return total;
   }
 
-  /** What floor() adds up, read once: the least every member takes besides its texts, and each text's length. */
-  private lengths(): { base: number; texts: Float64Array } {
+  /** What floor() adds up, read once: the least every member takes besides its texts, each text's length and each image's. */
+  private lengths(): { base: number; texts: Float64Array; images: Float64Array } {
     if (this.flat) return this.flat;
     // `{` and `}`, less the last member's comma
     let base = 1;
     const texts: number[] = [];
+    const images: number[] = [];
     for (const id of this.ids()) {
       // its quoted id, `:[`, `]` and a comma, then each block's `{"kind":""}`, kind and comma
       base += id.length + 5;
       for (const block of everyBlock(this.bodies[id])) {
         base += BLOCK_FLOOR + block.kind.length;
-        const text = block.kind === "image" ? undefined : payload(block);
-        if (text) texts.push(text.length);
+        const text = payload(block);
+        if (text) (block.kind === "image" ? images : texts).push(text.length);
       }
     }
-    this.flat = { base, texts: Float64Array.from(texts) };
+    this.flat = { base, texts: Float64Array.from(texts), images: Float64Array.from(images) };
     return this.flat;
   }
 
-  /** floor() of one member, with no clipping. */
-  private entryFloor(id: string): number {
-    let total = id.length + 5;
-    for (const block of everyBlock(this.bodies[id])) total += BLOCK_FLOOR + block.kind.length + (block.kind === "image" ? 0 : (payload(block)?.length ?? 0));
-    return total;
+  /** floor() of one member with no clipping, its images apart. */
+  private entryFloor(id: string): { rest: number; images: number } {
+    let rest = id.length + 5;
+    let images = 0;
+    for (const block of everyBlock(this.bodies[id])) {
+      rest += BLOCK_FLOOR + block.kind.length;
+      const length = payload(block)?.length ?? 0;
+      if (block.kind === "image") images += length;
+      else rest += length;
+    }
+    return { rest, images };
   }
 }

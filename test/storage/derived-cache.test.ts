@@ -4,7 +4,7 @@
  * or foreign cache file, another version or a value of the wrong shape all give an empty cache.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -66,6 +66,29 @@ describe("derived cache", () => {
     fill(shorter, { c1: 1 });
     writeFileSync(shorter, readFileText(shorter).slice(0, 500));
     assert.equal(open(shorter).values.size, 0, "truncated");
+  });
+
+  test("a rewrite in place of the same size is refused by its modification time, even where no sample falls", () => {
+    const path = file(4000);
+    fill(path, { c1: 1 });
+    const bytes = readFileSync(path);
+    // a byte between the 20 sampled blocks of 4 KB (a ~200 KB file leaves gaps between them)
+    const at = 4096 + 2000;
+    bytes[at] = bytes[at] === 0x78 ? 0x79 : 0x78;
+    const fd = openSync(path, "r+");
+    writeSync(fd, bytes, at, 1, at);
+    closeSync(fd);
+    assert.equal(open(path).values.size, 0);
+  });
+
+  test("a file renamed over the session after the cache was opened is not described by it", () => {
+    const path = file();
+    fill(path, { c1: 1 });
+    const cache = open(path);
+    assert.equal(cache.values.size, 1);
+    writeFileSync(`${path}.new`, readFileText(path));
+    renameSync(`${path}.new`, path);
+    assert.equal(cache.describes(path), false);
   });
 
   test("a torn or foreign cache file, another version and values of the wrong shape are ignored", () => {

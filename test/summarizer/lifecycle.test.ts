@@ -12,6 +12,7 @@ import { convertToLlm } from "../../src/messages/convert.js";
 import { serializeConversation } from "../../src/messages/serialize.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
 import { checkKind, checkRunKind, currentItems, retiredValues, statesValue } from "../../src/summarizer/lifecycle.js";
+import { constraintSentences } from "../../src/summarizer/extractive-facts.js";
 import { guardSummary, splitGuardSections } from "../../src/summarizer/summary-guard.js";
 import { a, messageOf, tr, u } from "../helpers/paths.js";
 
@@ -61,6 +62,10 @@ describe("the rules", () => {
     assert.deepEqual(retiredValues("\u017ftop u\u017fing lodash"), ["lodash"], "long s folds to s");
     assert.deepEqual(retiredValues("\u212aeine Zeile mehr lodash"), ["lodash"], "the Kelvin sign folds to k");
     assert.deepEqual(retiredValues("Plutôt que Redis, prends SQLite."), ["redis"]);
+  });
+
+  it("reads a rule whose word touches a quote as the whole sentence does", () => {
+    assert.deepEqual(constraintSentences(['Only"pnpm" for installs here.', "Just“pnpm” for every install here."]), ['Only"pnpm" for installs here.', "Just“pnpm” for every install here."]);
   });
 
   it("tells checks of one kind apart from others", () => {

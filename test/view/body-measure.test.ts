@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Block } from "../../src/view/blocks.js";
 import { jsonBytes } from "../../src/view/body-measure.js";
-import { clipAll, measureBodies } from "../../src/view/bound.js";
+import { boundBodies, clipAll, measureBodies } from "../../src/view/bound.js";
 import { seededRandom } from "../../src/util/seeded-random.js";
 
 const PIECES = ["a", "word ", '"', "\\", "\n", "<", "é", "😀", "\u0001", "中"];
@@ -35,6 +35,27 @@ describe("body measure", () => {
         assert.ok(measure.floor(cap) <= real, `seed ${seed}, cap ${cap}: ${measure.floor(cap)} <= ${real}`);
       }
       assert.equal(measure.full, jsonBytes(bodies));
+    }
+  });
+
+  it("counts an image whole when nothing is clipped, and nothing when it would be left out", () => {
+    const bodies: Record<string, Block[]> = { a: [{ kind: "image", mimeType: "image/png", data: "QUFB".repeat(250_000) }], b: [{ kind: "text", text: "hi" }] };
+    const measure = measureBodies(bodies);
+    assert.ok(measure.floor(Number.POSITIVE_INFINITY) >= 1_000_000, "the data of an image that is kept");
+    assert.ok(measure.floor(100) < 200, "an image that does not fit becomes a note");
+  });
+
+  it("estimates the bytes left out with large images among the bodies it measured, or among those it did not", () => {
+    const image = (): Block => ({ kind: "image", mimeType: "image/png", data: "QUFB".repeat(50_000) });
+    for (const imagesAt of ["newest", "oldest"]) {
+      const ids = Array.from({ length: 2000 }, (_, i) => `e${i}`);
+      const withImage = (i: number) => (imagesAt === "newest" ? i >= 1995 : i < 5);
+      const bodies: Record<string, Block[]> = Object.fromEntries(ids.map((id, i) => [id, withImage(i) ? [image()] : [{ kind: "text", text: `${i} `.repeat(700) } as Block]]));
+      const order = [...ids].reverse();
+      const result = boundBodies(bodies, 150_000, measureBodies(bodies), order);
+      assert.equal(result.omitted.estimated, true);
+      const exact = jsonBytes(bodies) - jsonBytes(result.bodies);
+      assert.ok(Math.abs(result.omitted.bytes - exact) <= exact * 0.1, `images ${imagesAt}: about ${result.omitted.bytes}, in fact ${exact}`);
     }
   });
 
