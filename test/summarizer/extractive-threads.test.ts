@@ -106,12 +106,15 @@ describe("threaded extractive summarizer", () => {
     const app = buildServer({ summarizer, log: () => {} });
     try {
       const order: string[] = [];
-      const summary = app
-        .inject({ method: "POST", url: "/summarize", payload: { systemPrompt: "", prompt: transcript(8000) } })
-        .then((r) => order.push(`summary ${r.statusCode}`));
-      // let the summary reach its thread
-      await new Promise((r) => setTimeout(r, 50));
-      const health = await app.inject({ method: "GET", url: "/healthz" });
+      // a transcript the summarizer reads (inside <conversation>): about half a second of work on its thread
+      const prompt = `<conversation>\n${transcript(8000)}\n</conversation>`;
+      const summary = app.inject({ method: "POST", url: "/summarize", payload: { systemPrompt: "", prompt } }).then((r) => order.push(`summary ${r.statusCode}`));
+      // health checks until one is answered while the summary is in flight (it reaches its thread after its body is read)
+      let health = await app.inject({ method: "GET", url: "/healthz" });
+      for (let tries = 0; JSON.parse(health.body).inFlight !== 1 && order.length === 0 && tries < 200; tries++) {
+        await new Promise((r) => setTimeout(r, 5));
+        health = await app.inject({ method: "GET", url: "/healthz" });
+      }
       order.push(`health ${health.statusCode}`);
       assert.deepEqual(JSON.parse(health.body).inFlight, 1, "the summary was in flight when the health check was answered");
       await summary;
