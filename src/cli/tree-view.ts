@@ -5,11 +5,13 @@
  */
 import { isCheckoutMarker, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
-import { clip, entryPreview, previewReach } from "../messages/preview.js";
+import { clip, type EntryPreview, entryPreview, previewReach } from "../messages/preview.js";
 import type { Colors } from "./output.js";
 
 export interface RenderOptions {
   leafId: string | null;
+  /** previews made beforehand and clipped to the width, by entry id (a tree from getOutline, whose message entries are stand-ins) */
+  previews?: ReadonlyMap<string, EntryPreview>;
   /** ids on the path to the leaf, highlighted */
   activePath: ReadonlySet<string>;
   showAll?: boolean;
@@ -17,6 +19,9 @@ export interface RenderOptions {
   /** at most this many entries down from the roots; the rest is counted on one line */
   depth?: number;
 }
+
+/** Columns of an entry's preview in a tree line, unless `previewWidth` says otherwise. */
+export const TREE_PREVIEW_WIDTH = 60;
 
 /** What the markers of the tree mean, printed under it (within 80 columns). */
 export const TREE_LEGEND = "legend: ← leaf: the session continues there · [label] · ├─ └─ a fork";
@@ -44,7 +49,7 @@ function countBelow(nodes: readonly SessionTreeNode[], showAll: boolean): number
  * by the call stack.
  */
 export function renderTree(roots: readonly SessionTreeNode[], c: Colors, options: RenderOptions): string[] {
-  const width = options.previewWidth ?? 60;
+  const width = options.previewWidth ?? TREE_PREVIEW_WIDTH;
   const showAll = options.showAll ?? false;
   const maxDepth = options.depth ?? Number.POSITIVE_INFINITY;
   const lines: string[] = [];
@@ -72,7 +77,7 @@ export function renderTree(roots: readonly SessionTreeNode[], c: Colors, options
 
 /** Lines for a list of nodes without connectors (the active path, the labeled entries). */
 export function renderFlat(nodes: readonly SessionTreeNode[], c: Colors, options: RenderOptions): string[] {
-  return nodes.map((node) => describeNode(node, c, options, options.previewWidth ?? 60));
+  return nodes.map((node) => describeNode(node, c, options, options.previewWidth ?? TREE_PREVIEW_WIDTH));
 }
 
 /** Every node, depth first, in the tree's order. */
@@ -89,7 +94,8 @@ export function allNodes(roots: readonly SessionTreeNode[]): SessionTreeNode[] {
 
 export function describeNode(node: SessionTreeNode, c: Colors, options: RenderOptions, width: number): string {
   const { entry } = node;
-  const preview = entryPreview(entry, previewReach(width));
+  const made = options.previews?.get(entry.id);
+  const preview = made ?? entryPreview(entry, previewReach(width));
   const onPath = options.activePath.has(entry.id);
   const id = onPath ? c.green(entry.id) : c.dim(entry.id);
   let head: string;
@@ -97,7 +103,7 @@ export function describeNode(node: SessionTreeNode, c: Colors, options: RenderOp
   else if (preview.summary === "branch") head = c.blue(c.bold("BRANCH SUMMARY"));
   else if (entry.type === "message") head = roleColor(preview.kind, c)(preview.kind);
   else head = c.dim(preview.kind);
-  const text = preview.text ? ` ${clip(preview.text, width)}` : "";
+  const text = preview.text ? ` ${made ? preview.text : clip(preview.text, width)}` : "";
   const label = node.label !== undefined ? ` ${c.cyan(c.bold(`[${node.label}]`))}` : "";
   const leaf = entry.id === options.leafId ? ` ${c.yellow(c.bold("← leaf"))}` : "";
   return `${id} ${head}${onPath ? text : c.dim(text)}${label}${leaf}`;

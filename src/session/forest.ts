@@ -3,7 +3,7 @@
  * the depth-first walk over one.
  */
 import type { PathProblem } from "../format/path.js";
-import type { SessionTreeNode } from "../format/entry-types.js";
+import type { SessionEntry, SessionTreeNode } from "../format/entry-types.js";
 import type { IdTable } from "./id-table.js";
 import { childrenOf, type IndexNode } from "./index-node.js";
 
@@ -18,9 +18,11 @@ export function buildForest(
   byId: IdTable<IndexNode>,
   labels: ReadonlyMap<string, string>,
   onProblem?: (p: PathProblem) => void,
+  /** the entry a node shows (its body, or a stand-in: TreeIndex.outline) */
+  entryOf: (node: IndexNode) => SessionEntry = (node) => node.entry!,
 ): SessionTreeNode[] {
   const nodeOf = (node: IndexNode): SessionTreeNode => {
-    const out: SessionTreeNode = { entry: node.entry!, children: [] };
+    const out: SessionTreeNode = { entry: entryOf(node), children: [] };
     if (labels.size > 0) {
       const label = labels.get(node.id);
       if (label !== undefined) out.label = label;
@@ -57,7 +59,7 @@ export function buildForest(
         continue;
       }
       let kids = childrenOf(node).filter((c) => c !== node && !placed?.has(c));
-      if (kids.length > 1) kids = sortByTime(kids);
+      if (kids.length > 1) kids = sortByTime(kids, entryOf);
       parentOut.children = kids.map(visit);
     }
   };
@@ -103,9 +105,9 @@ function firstRepeatAbove(node: IndexNode, byId: IdTable<IndexNode>): IndexNode 
   return current;
 }
 
-function sortByTime(nodes: readonly IndexNode[]): IndexNode[] {
+function sortByTime(nodes: readonly IndexNode[], entryOf: (node: IndexNode) => SessionEntry): IndexNode[] {
   return nodes
-    .map((node, order) => ({ node, order, time: Date.parse(node.entry!.timestamp) }))
+    .map((node, order) => ({ node, order, time: Date.parse(entryOf(node).timestamp) }))
     .sort((a, b) => a.time - b.time || a.order - b.order || 0)
     .map((x) => x.node);
 }

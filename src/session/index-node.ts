@@ -87,3 +87,11 @@ export function stepUp(from: IndexNode, toContext: boolean): (node: IndexNode) =
   const top = toContext && from.compaction ? contextStart(from.compaction) : undefined;
   return (node) => (node === top ? undefined : node.parent);
 }
+
+/** Root-first ids of the path ending at a rooted `node` (what TreeIndex.branch returns, as ids). */
+export function pathIds(node: IndexNode): string[] {
+  const ids: string[] = [];
+  const up = stepUp(node, false);
+  for (let n: IndexNode | undefined = node; n; n = up(n)) ids.push(n.id);
+  return ids.reverse();
+}

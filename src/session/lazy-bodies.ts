@@ -41,6 +41,35 @@ export class LazyBodies {
     return nodes.map((n) => n.entry!);
   }
 
+  /**
+   * Every entry of `nodes` handed to `visit` in order, the bodies still on disk read in batches and
+   * not kept (a pass over a 100 MB session holds one batch, not every body); returns, for each
+   * node whose body was not kept, a stand-in that holds its type, id, parent id and timestamp only.
+   */
+  visit(nodes: readonly IndexNode[], visit: (entry: SessionEntry) => void, batch = 2048): Map<IndexNode, SessionEntry> {
+    const standIns = new Map<IndexNode, SessionEntry>();
+    const pending: IndexNode[] = [];
+    const flush = () => {
+      if (pending.length === 0) return;
+      if (!this.reader) throw new Error("entries were indexed without their bodies and no reader was attached");
+      const read = this.reader.read(pending);
+      for (let i = 0; i < pending.length; i++) {
+        const { type, id, parentId, timestamp } = read[i];
+        standIns.set(pending[i], { type, id, parentId, timestamp } as SessionEntry);
+        visit(read[i]);
+      }
+      pending.length = 0;
+    };
+    for (const node of nodes) {
+      if (node.entry) {
+        flush();
+        visit(node.entry);
+      } else if (pending.push(node) >= batch) flush();
+    }
+    flush();
+    return standIns;
+  }
+
   /** Releases the file; a later read opens it again. */
   close(): void {
     this.reader?.close();

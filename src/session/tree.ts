@@ -1,17 +1,11 @@
 /**
- * The in-memory index of a session's entries: by id, by parent, labels, and file order. Adding
- * an entry is O(1); a branch walk is O(depth); nothing scans the whole session per append.
- *
- * Entries may arrive deferred (their bodies still in the file, see lazy-bodies.ts): the index then
- * knows their type, ids and role, and reads a body the first time the entry itself is asked for.
- * Each node also carries the nearest compaction, thinking-level change and model source on its
- * path, worked out when it is added (index-node.ts), so the context of a leaf is built from the
- * entries after the latest compaction instead of a walk over the whole path, and the last one
- * built is remembered (context-memo.ts). The forest is built in forest.ts.
- *
- * Each entry also knows where its line is in the store (IndexNode.offset) for as long as the
- * entry is what that line says, so a rewrite copies the line instead of serializing the entry
- * (storedLines; docs/ARCHITECTURE.md, storage decisions).
+ * The in-memory index of a session's entries: by id, by parent, labels, and file order; adding is
+ * O(1), a branch walk O(depth). Entries may arrive deferred (bodies still in the file, read when
+ * first asked for: lazy-bodies.ts). Each node carries the nearest compaction, thinking-level change
+ * and model source on its path (index-node.ts), so a leaf's context is built from the entries after
+ * the latest compaction, and the last one is remembered (context-memo.ts); the forest is built in
+ * forest.ts. Each entry knows where its line is in the store while it is what the line says, so a
+ * rewrite copies the line instead of serializing the entry (storedLines; docs/ARCHITECTURE.md).
  */
 import type { BodyReader } from "../storage/bodies.js";
 import type { LineSource, StoredRange } from "../storage/line-source.js";
@@ -23,7 +17,7 @@ import type { AgentMessage } from "../format/message-types.js";
 import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import { ContextMemo } from "./context-memo.js";
 import { buildForest } from "./forest.js";
-import { childrenOf, IndexNode, relinkModels, sourcesModel, stepUp } from "./index-node.js";
+import { childrenOf, IndexNode, pathIds, relinkModels, sourcesModel, stepUp } from "./index-node.js";
 import { LazyBodies } from "./lazy-bodies.js";
 
 // src/index.ts, the CLI and tests take flattenTree from here
@@ -103,10 +97,7 @@ export class TreeIndex {
     this.insert(entry, false);
   }
 
-  /**
-   * Adds an entry unless its id is indexed already (then returns false and changes nothing), read
-   * from line `line` at `offset` for `length` bytes (offset -1: from no line). For loaders.
-   */
+  /** Adds an entry unless its id is indexed (then false, nothing changed), read from `line` at `offset` for `length` bytes (-1: none). For loaders. */
   addIfNew(entry: SessionEntry, line = 0, offset = -1, length = 0): boolean {
     return this.insert(entry, true, line, offset, length);
   }
@@ -262,12 +253,10 @@ export class TreeIndex {
   }
 
   /**
-   * Replaces the message of a message entry in memory (pruning and restoring tool output); the
-   * entry keeps its id, parent and place. A rewrite then serializes it, or writes `line` when
-   * given (the original line a restore puts back); put back the message it had, and its stored
-   * line is copied again. What the index worked out from the old message follows: the
-   * remembered context is dropped, and when the role changes to or from assistant, the model of
-   * every entry below is worked out again (a rare, O(subtree) step).
+   * Replaces the message of a message entry in memory (pruning and restoring tool output), in its
+   * place. A rewrite serializes it, or writes `line` (the original line a restore puts back; put
+   * back the old message and its stored line is copied again). The remembered context is dropped,
+   * and a change of role to or from assistant works out the model of every entry below again.
    */
   replaceMessage(id: string, message: AgentMessage, line?: string): void {
     const node = this.byId.get(id);
@@ -337,10 +326,7 @@ export class TreeIndex {
     return out;
   }
 
-  /**
-   * The line each entry of `ids` has in the store, for those unchanged since it was read or last
-   * rewritten (undefined for the others: new, changed, unknown, or no lines attached).
-   */
+  /** The line each entry of `ids` has in the store, when unchanged since read or last rewritten (else undefined). */
   storedLinesOf(ids: readonly string[]): (string | undefined)[] {
     const out = new Array<string | undefined>(ids.length).fill(undefined);
     if (!this.lines) return out;
@@ -389,6 +375,18 @@ export class TreeIndex {
   tree(onProblem?: (p: PathProblem) => void): SessionTreeNode[] {
     void this.entries;
     return buildForest(this.nodes, this.byId, this.labels, onProblem);
+  }
+
+  /** tree() keeping no body it reads: each entry goes to `visit`, and a message's node holds a stand-in (LazyBodies.visit). */
+  outline(visit: (entry: SessionEntry) => void, onProblem?: (p: PathProblem) => void): SessionTreeNode[] {
+    const standIns = this.bodies.visit(this.nodes, visit);
+    return buildForest(this.nodes, this.byId, this.labels, onProblem, (node) => node.entry ?? standIns.get(node)!);
+  }
+
+  /** The ids of branch(id), reading no body when the path is rooted. */
+  branchIds(id: string | null | undefined, onProblem?: (p: PathProblem) => void): string[] {
+    const node = id ? this.byId.get(id) : undefined;
+    return node?.rooted ? pathIds(node) : this.branch(id, onProblem).map((e) => e.id);
   }
 
   /** Releases the file behind deferred bodies; a later read opens it again. */

@@ -136,6 +136,21 @@ export class SessionView {
     return this.read(() => this.index.tree(this.reportPathProblem));
   }
 
+  /**
+   * The tree as getTree() gives it, read without keeping message bodies: each entry is handed to
+   * `visit` once, in file order, and a message's node holds a stand-in with its type, id, parent id
+   * and timestamp only. For a pass over every entry of a large session (a tree's previews), whose
+   * bodies need not stay in memory.
+   */
+  getOutline(visit: (entry: SessionEntry) => void): SessionTreeNode[] {
+    return this.read(() => this.index.outline(visit, this.reportPathProblem));
+  }
+
+  /** The ids of getBranch(fromId), reading no body where it can. */
+  getBranchIds(fromId?: string | null): string[] {
+    return this.read(() => this.index.branchIds(fromId === undefined ? this.leafId : fromId, this.reportPathProblem));
+  }
+
   /** The session's name: the newest session_info entry, else the header title. */
   getSessionName(): string | undefined {
     const info = this.read(() => this.index.findLast("session_info"));

@@ -6,7 +6,8 @@ import { openForReading } from "../../ops/open-session.js";
 import type { SessionManager } from "../../session/manager.js";
 import { positiveCount } from "../numeric-options.js";
 import { colors, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
-import { allNodes, renderFlat, renderTree, TREE_LEGEND } from "../tree-view.js";
+import { allNodes, renderFlat, renderTree, TREE_LEGEND, TREE_PREVIEW_WIDTH } from "../tree-view.js";
+import { clip, type EntryPreview, entryPreview, previewReach } from "../../messages/preview.js";
 import { treeJson } from "../tree-json.js";
 
 export { type TreeJson, treeJson } from "../tree-json.js";
@@ -42,6 +43,10 @@ export function register(program: Command): void {
     .action(
       runAction(async (path: string, options: TreeOptions) => {
         const session = await openForReading(path, warn);
+        if (!options.json && !options.branch && !options.labels && options.since === undefined) {
+          printLines(wholeTree(session, options));
+          return;
+        }
         const roots = selectedRoots(session, options);
         const leafId = session.getLeafId();
         const activePath = new Set(session.getBranch().map((e) => e.id));
@@ -57,8 +62,29 @@ export function register(program: Command): void {
         const render = { leafId, activePath, showAll: options.all, depth: options.depth };
         const lines = nodes ? renderFlat(options.depth ? nodes.slice(0, options.depth) : nodes, c, render) : renderTree(roots, c, render);
         if (nodes && options.depth && nodes.length > options.depth) lines.push(c.dim(`… ${nodes.length - options.depth} more entries (--depth)`));
-        if (lines.length === 0) print(c.dim("(no entries)"));
-        else print([...lines, c.dim(TREE_LEGEND)].join("\n"));
+        printLines(lines);
       }),
     );
+}
+
+/**
+ * The whole tree, its previews made as the bodies go by and none of them kept (getOutline): a
+ * 100 MB session is drawn without holding every message in memory.
+ */
+function wholeTree(session: SessionManager, options: TreeOptions): string[] {
+  const previews = new Map<string, EntryPreview>();
+  const reach = previewReach(TREE_PREVIEW_WIDTH);
+  const roots = session.getOutline((entry) => {
+    const preview = entryPreview(entry, reach);
+    // clipped now (as the line will show it, again unchanged): a slice of a body would keep the whole body alive
+    previews.set(entry.id, { ...preview, text: clip(preview.text, TREE_PREVIEW_WIDTH) });
+  });
+  const render = { leafId: session.getLeafId(), activePath: new Set(session.getBranchIds()), showAll: options.all, depth: options.depth, previews };
+  return renderTree(roots, colors(), render);
+}
+
+function printLines(lines: string[]): void {
+  const c = colors();
+  if (lines.length === 0) print(c.dim("(no entries)"));
+  else print([...lines, c.dim(TREE_LEGEND)].join("\n"));
 }
