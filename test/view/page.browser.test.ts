@@ -57,9 +57,12 @@ async function open(url: string): Promise<{ page: Page; errors: string[]; reques
 /** Follows a deep link, as a click on an `#id` link does. */
 const goTo = (page: Page, id: string) => page.evaluate(`location.hash = ${JSON.stringify(id)}`);
 
-/** Waits until the element `selector` names is entry `id`'s. */
-const selectedIn = (page: Page, selector: string, id: string) =>
-  page.waitForFunction(`document.querySelector(${JSON.stringify(selector)})?.getAttribute("data-id") === ${JSON.stringify(id)}`);
+/**
+ * Waits until the element `selector` names is entry `id`'s. A locator, not a polled predicate:
+ * the page's Content-Security-Policy forbids the eval Playwright polls a string predicate with,
+ * so such a wait failed whenever its first check came too early.
+ */
+const selectedIn = (page: Page, selector: string, id: string) => page.locator(`${selector}[data-id=${JSON.stringify(id)}]`).waitFor({ timeout: 15_000 });
 
 const selectedCard = (page: Page) => page.locator("#entries article.entry.selected").getAttribute("data-id");
 
