@@ -4,14 +4,10 @@
 import type { AgentMessage, ImageContent, TextContent } from "../format/message-types.js";
 import { modelFromChange } from "../format/context.js";
 import type { SessionEntry } from "../format/entry-types.js";
+import { joinedHead, joinTextBlocks } from "./text-blocks.js";
 import { codePointWidth } from "../util/display-width.js";
 import { formatCount } from "../util/count.js";
 
-/**
- * Collapses whitespace and cuts to `max` terminal columns (a CJK character or an emoji takes
- * two), marking the cut with an ellipsis. Reads only as far into the text as the preview shows,
- * so a preview of a megabyte of tool output costs what the preview costs.
- */
 /** `/\s/` of one character, without the regex for ASCII (tree rows clip 50,000 texts). */
 function isSpace(char: string): boolean {
   const code = char.charCodeAt(0);
@@ -19,6 +15,11 @@ function isSpace(char: string): boolean {
   return /\s/.test(char);
 }
 
+/**
+ * Collapses whitespace and cuts to `max` terminal columns (a CJK character or an emoji takes
+ * two), marking the cut with an ellipsis. Reads only as far into the text as the preview shows,
+ * so a preview of a megabyte of tool output costs what the preview costs.
+ */
 export function clip(text: string, max: number): string {
   // pieces joined once at the end: a string grown a character at a time is a chain of as many
   // string nodes, which a tree of 50,000 previews keeps alive (about 3 KB a preview)
@@ -42,20 +43,6 @@ export function clip(text: string, max: number): string {
     space = false;
   }
   return out.join("");
-}
-
-/**
- * `parts` joined by `separator`, read only up to `limit` characters: a preview of a megabyte of
- * tool output neither copies nor joins the megabyte (a slice of a string shares its characters).
- */
-function joinedHead(parts: readonly string[], separator: string, limit: number): string {
-  if (limit === Number.POSITIVE_INFINITY) return parts.join(separator);
-  let out = "";
-  for (const part of parts) {
-    if (out.length >= limit) break;
-    out += (out === "" ? "" : separator) + part.slice(0, limit - out.length);
-  }
-  return out;
 }
 
 /**
@@ -95,8 +82,7 @@ export function messagePreview(message: AgentMessage, limit = Number.POSITIVE_IN
     case "hookMessage":
       return contentForDisplay(message.content, limit);
     case "assistant": {
-      const texts = message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
-      const text = joinedHead(texts, " ", limit).trim();
+      const text = joinTextBlocks(message.content, " ", limit).trim();
       const calls = message.content.flatMap((b) => (b.type === "toolCall" ? [formatToolCall(b.name, b.arguments, 40)] : []));
       if (text && calls.length > 0) return `${text} → ${calls.join(", ")}`;
       if (text) return text;

@@ -150,7 +150,6 @@ function scalarDetails(entry: SessionEntry & { type: "compaction" }): Record<str
   return out;
 }
 
-
 /** The fields of `details` that are neither scalars nor the file lists, as indented JSON. */
 function otherDetails(details: unknown): string | undefined {
   if (!details || typeof details !== "object") return undefined;
