@@ -8,7 +8,7 @@
  *   sentences of it): it is private to the user like the index, and goes with the index folder.
  * - Valid only for the same file (device and inode) that still begins with the bytes it had when
  *   the values were read (its size then, and a hash of 20 blocks spread over them; when it has
- *   not grown, the same modification time too, as for the open index), and for the
+ *   not grown, the same modification time too: the open index's rule, stillBegins), and for the
  *   same `version` (the caller's format and bonsai's version: an upgrade may work values out
  *   differently). Anything else (another file, a rewrite by any program, a torn or foreign cache
  *   file, a value of the wrong shape) is ignored and worked out again.
@@ -17,7 +17,7 @@
  *   The caller checks that the session it read came from that file (`describes`).
  */
 import { closeSync, openSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { type FileIdentity, identityOf, openIndexPath, sampleHash, writeCacheFile } from "./open-index-file.js";
+import { type FileMark, identityOf, openIndexPath, sampleHash, stillBegins, writeCacheFile } from "./open-index-file.js";
 
 const FORMAT = 1;
 
@@ -34,36 +34,8 @@ interface Stored {
   format: number;
   version: string;
   path: string;
-  file: { dev: string; ino: string; mtimeNs: string; bytes: number; sample: string };
+  file: FileMark & { mtimeNs: string };
   values: Record<string, unknown>;
-}
-
-/** The file's identity and the hash of its first `size` bytes, or undefined when it cannot be read. */
-function fingerprint(path: string): { identity: FileIdentity; sample: string } | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const identity = identityOf(fd);
-    return { identity, sample: sampleHash(fd, identity.size) };
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** Whether the file at `path` is still the one `file` describes, grown or not. */
-function stillBegins(path: string, file: Stored["file"]): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const now = identityOf(fd);
-    return now.dev === file.dev && now.ino === file.ino && now.size >= file.bytes && sampleHash(fd, file.bytes) === file.sample;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 function readStored(where: string): Stored | undefined {
@@ -99,26 +71,40 @@ function realPath(file: string): string | undefined {
 }
 
 /**
+ * The file at `real` as it is now, and the stored values of `where` when the file still begins
+ * with the bytes they were read from (the open index's rule, stillBegins); undefined when the
+ * file cannot be read.
+ */
+function markAndValues(real: string, where: string, version: string): { file: Stored["file"]; stored: Stored | undefined } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(real, "r");
+    const now = identityOf(fd);
+    const read = readStored(where);
+    const stored = read && read.version === version && read.path === real && stillBegins(fd, read.file, now) ? read : undefined;
+    // the same bytes as the stored mark (size and samples just checked): its hash is theirs
+    const sample = stored && stored.file.bytes === now.size ? stored.file.sample : sampleHash(fd, now.size);
+    return { file: { dev: now.dev, ino: now.ino, mtimeNs: now.mtimeNs, bytes: now.size, sample }, stored };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
  * The cache named `name` of the session file at `path`: open it before reading the session, check
  * that the session came from it (`describes`), add what is worked out to `values`, then `save()`.
  * A location that is not a file, or indexes turned off, gives an empty cache that keeps nothing.
  */
 export function derivedCache<T>(path: string, name: string, version: string, isValue: (value: unknown) => value is T, env: NodeJS.ProcessEnv = process.env): DerivedCache<T> {
   const at = openIndexPath(path, env);
-  const now = at && fingerprint(at.real);
-  if (!at || !now) return noCache();
-  const where = at.where.replace(/\.json$/, `.${name}.json`);
-  const file = { dev: now.identity.dev, ino: now.identity.ino, mtimeNs: now.identity.mtimeNs, bytes: now.identity.size, sample: now.sample };
+  const where = at?.where.replace(/\.json$/, `.${name}.json`);
+  const found = at && where ? markAndValues(at.real, where, version) : undefined;
+  if (!at || !where || !found) return noCache();
+  const { file, stored } = found;
   const values = new Map<string, T>();
-  const stored = readStored(where);
-  if (stored && stored.version === version && stored.path === at.real && stored.file.dev === file.dev && stored.file.ino === file.ino) {
-    // the cached values hold when the file still begins with the bytes they were read from; a
-    // file of the same size must also be as old (an in-place rewrite of a few bytes may miss the samples)
-    const same = file.bytes === stored.file.bytes && stored.file.mtimeNs === file.mtimeNs && stored.file.sample === file.sample;
-    if (same || (file.bytes > stored.file.bytes && stillBegins(at.real, stored.file))) {
-      for (const [id, value] of Object.entries(stored.values)) if (isValue(value)) values.set(id, value);
-    }
-  }
+  for (const [id, value] of Object.entries(stored?.values ?? {})) if (isValue(value)) values.set(id, value);
   const known = values.size;
   return {
     values,

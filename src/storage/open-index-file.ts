@@ -74,10 +74,31 @@ export function sampleHash(fd: number, bytes: number): string {
   return hash.digest("hex");
 }
 
+/** What a file of the index folder says about the session file it was made from (the open index, a derived cache). */
+export interface FileMark {
+  dev: string;
+  ino: string;
+  /** null: the modification time vouches for nothing (the file grew while it was read) */
+  mtimeNs: string | null;
+  bytes: number;
+  sample: string;
+}
+
+/**
+ * Whether the file open at `fd`, whose identity is `now`, still begins with the bytes `mark`
+ * describes: the same device and inode, not shorter, the same modification time when it has not
+ * grown, and the same sampled blocks.
+ */
+export function stillBegins(fd: number, mark: FileMark, now: FileIdentity): boolean {
+  if (mark.dev !== now.dev || mark.ino !== now.ino || now.size < mark.bytes) return false;
+  if (now.size === mark.bytes && mark.mtimeNs !== now.mtimeNs) return false;
+  return sampleHash(fd, mark.bytes) === mark.sample;
+}
+
 interface StoredHead {
   format: number;
   path: string;
-  file: { dev: string; ino: string; mtimeNs: string | null; bytes: number; sample: string };
+  file: FileMark;
   state: ReaderState;
 }
 
@@ -114,12 +135,10 @@ function readStored(where: string, real: string, fd: number, now: FileIdentity):
   const stored = decoded.head as unknown as StoredHead;
   const { file, state } = stored;
   if (stored.format !== FORMAT || stored.path !== real || typeof file !== "object" || file === null || typeof state !== "object" || state === null) return undefined;
-  if (file.dev !== now.dev || file.ino !== now.ino || !Number.isSafeInteger(file.bytes) || file.bytes <= 0 || now.size < file.bytes) return undefined;
-  if (now.size === file.bytes && file.mtimeNs !== now.mtimeNs) return undefined;
-  if (state.bytes !== file.bytes || !isState(state)) return undefined;
+  if (!Number.isSafeInteger(file.bytes) || file.bytes <= 0 || state.bytes !== file.bytes || !isState(state)) return undefined;
+  if (!stillBegins(fd, file, now)) return undefined;
   const newline = Buffer.alloc(1);
   if (readSync(fd, newline, 0, 1, file.bytes - 1) !== 1 || newline[0] !== 0x0a) return undefined;
-  if (sampleHash(fd, file.bytes) !== file.sample) return undefined;
   return { ...stored, calls: decoded.calls };
 }
 
