@@ -32,8 +32,7 @@ export class LazyBodies {
     const missing: IndexNode[] = [];
     for (const node of nodes) if (!node.entry) missing.push(node);
     if (missing.length > 0) {
-      if (!this.reader) throw new Error("entries were indexed without their bodies and no reader was attached");
-      const read = this.reader.read(missing);
+      const read = this.read(missing);
       for (let i = 0; i < missing.length; i++) missing[i].entry = read[i];
       this.pending -= missing.length;
       this.releaseIfDone();
@@ -51,8 +50,7 @@ export class LazyBodies {
     const pending: IndexNode[] = [];
     const flush = () => {
       if (pending.length === 0) return;
-      if (!this.reader) throw new Error("entries were indexed without their bodies and no reader was attached");
-      const read = this.reader.read(pending);
+      const read = this.read(pending);
       for (let i = 0; i < pending.length; i++) {
         const { type, id, parentId, timestamp } = read[i];
         standIns.set(pending[i], { type, id, parentId, timestamp } as SessionEntry);
@@ -68,6 +66,11 @@ export class LazyBodies {
     }
     flush();
     return standIns;
+  }
+
+  private read(nodes: readonly IndexNode[]): SessionEntry[] {
+    if (!this.reader) throw new Error("entries were indexed without their bodies and no reader was attached");
+    return this.reader.read(nodes);
   }
 
   /** Releases the file; a later read opens it again. */

@@ -99,6 +99,20 @@ function measureEntry(id: string, list: readonly Block[], emptied: EmptyTexts): 
 /** Bytes of `{"kind":""}` and the comma after it: the least a block takes besides its kind and text. */
 const BLOCK_FLOOR = 12;
 
+/**
+ * The least the member of `id` takes besides its texts (its quoted id, `:[`, `]` and a comma, and
+ * each block's `{"kind":""}`, kind and comma); its texts' lengths and its images' are pushed.
+ */
+function memberLengths(id: string, list: readonly Block[], texts: number[], images: number[]): number {
+  let base = id.length + 5;
+  for (const block of everyBlock(list)) {
+    base += BLOCK_FLOOR + block.kind.length;
+    const text = payload(block);
+    if (text) (block.kind === "image" ? images : texts).push(text.length);
+  }
+  return base;
+}
+
 export class BodyMeasure {
   private readonly measured = new Map<string, EntryMeasure>();
   private whole?: { texts: Measured[]; fixed: number; estimated: boolean };
@@ -211,29 +225,16 @@ export class BodyMeasure {
     let base = 1;
     const texts: number[] = [];
     const images: number[] = [];
-    for (const id of this.ids()) {
-      // its quoted id, `:[`, `]` and a comma, then each block's `{"kind":""}`, kind and comma
-      base += id.length + 5;
-      for (const block of everyBlock(this.bodies[id])) {
-        base += BLOCK_FLOOR + block.kind.length;
-        const text = payload(block);
-        if (text) (block.kind === "image" ? images : texts).push(text.length);
-      }
-    }
+    for (const id of this.ids()) base += memberLengths(id, this.bodies[id], texts, images);
     this.flat = { base, texts: Float64Array.from(texts), images: Float64Array.from(images) };
     return this.flat;
   }
 
   /** floor() of one member with no clipping, its images apart. */
   private entryFloor(id: string): { rest: number; images: number } {
-    let rest = id.length + 5;
-    let images = 0;
-    for (const block of everyBlock(this.bodies[id])) {
-      rest += BLOCK_FLOOR + block.kind.length;
-      const length = payload(block)?.length ?? 0;
-      if (block.kind === "image") images += length;
-      else rest += length;
-    }
-    return { rest, images };
+    const texts: number[] = [];
+    const images: number[] = [];
+    const base = memberLengths(id, this.bodies[id], texts, images);
+    return { rest: texts.reduce((n, t) => n + t, base), images: images.reduce((n, i) => n + i, 0) };
   }
 }
