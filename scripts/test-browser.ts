@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { findChromium } from "../test/helpers/browser.js";
+import { useTestIndexDir } from "./test-index.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -35,5 +36,10 @@ if (!chromium) {
   process.exit(1);
 }
 console.log(`test:browser: ${files.length} file(s) with ${chromium}`);
-const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files], { cwd: ROOT, stdio: "inherit" });
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const env = { ...process.env };
+const removeIndexDir = useTestIndexDir(env);
+const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files], { cwd: ROOT, stdio: "inherit", env });
+child.on("exit", (code, signal) => {
+  removeIndexDir();
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { AGENTS, missing } from "../oracle/agents.js";
+import { useTestIndexDir } from "./test-index.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const problems = AGENTS.map(missing).filter(Boolean);
@@ -16,8 +17,10 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
+const base = { ...process.env };
+const removeIndexDir = useTestIndexDir(base);
 const run = (command: string, args: string[], env: Record<string, string> = {}) =>
-  spawnSync(command, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
+  spawnSync(command, args, { cwd: ROOT, stdio: "inherit", env: { ...base, ...env } }).status ?? 1;
 
 const oracle = run(process.execPath, ["--import", "tsx", "--test", "oracle/oracle.test.ts", "oracle/rewrites.test.ts", "oracle/serve.test.ts"]);
 
@@ -27,5 +30,6 @@ if (!piBonsaiTests.every((file) => existsSync(join(ROOT, file)))) throw new Erro
 console.log(`\npi-bonsai's end-to-end tests inside ${pi1.name} (${pi1.command})`);
 const piBonsai = run(pi1.command, ["--import", "tsx", "--test", ...piBonsaiTests], { BONSAI_TEST_PI_PACKAGE: pi1.packageDir });
 
+removeIndexDir();
 console.log(`\noracle suite: ${oracle === 0 ? "passed" : "FAILED"}; pi-bonsai inside ${pi1.name}: ${piBonsai === 0 ? "passed" : "FAILED"}`);
 process.exit(oracle === 0 && piBonsai === 0 ? 0 : 1);

@@ -12,10 +12,11 @@
  * least 4: most files spend their time waiting on child processes, servers and timers).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { bundleCli } from "./test-cli-bundle.js";
+import { useTestIndexDir } from "./test-index.js";
 import { bundleTests } from "./test-bundles.js";
 import { timingKey } from "./test-counts.mjs";
 
@@ -97,8 +98,7 @@ async function main(): Promise<number> {
     }),
   };
   // every open a test makes goes through an open index (storage/open-index-file.ts), kept out of the home folder
-  const indexDir = mkdtempSync(join(tmpdir(), "bonsai-test-index-"));
-  env.BONSAI_INDEX_DIR ??= indexDir;
+  const removeIndexDir = useTestIndexDir(env);
   env.BONSAI_INDEX_MIN_BYTES ??= "0";
   let stopServer: (() => Promise<void>) | undefined;
   const startServer = async () => {
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
     await stopServer?.();
     removeCli?.();
     tests?.remove();
-    rmSync(indexDir, { recursive: true, force: true });
+    removeIndexDir();
   }
 }
 
