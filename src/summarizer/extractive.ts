@@ -8,7 +8,6 @@ import { parsePrompt, type ParsedPrompt } from "./extractive-parse.js";
 import {
   type ConversationFacts,
   codeSpan,
-  condense,
   currentConstraints,
   currentDecisions,
   errorText,
@@ -18,6 +17,7 @@ import {
   lastQuestion,
   plannedSteps,
 } from "./extractive-facts.js";
+import { condense } from "./sentences.js";
 import { AWAITED, BRANCH_SPECS, EXTRACTIVE_LABEL, HISTORY_SPECS, type Items, LATEST_REQUEST, MAX_OPEN_QUESTIONS, NOT_ANSWERED, SECTION, TURN_PREFIX_SPECS } from "./extractive-layout.js";
 import { mergeSummaries } from "./extractive-merge.js";
 import { MAX_ITEMS, mergeItems, parseSummary, renderSections, type SectionSpec } from "./extractive-sections.js";

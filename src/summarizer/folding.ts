@@ -5,7 +5,8 @@
  * open; a question the user answered is no longer awaited, one the user passed over still is.
  * Pure functions over text and paths.
  */
-import { type ConversationFacts, isAnswer, lastQuestion, sentences } from "./extractive-facts.js";
+import { type ConversationFacts, isAnswer, lastQuestion } from "./extractive-facts.js";
+import { sentences } from "./sentences.js";
 
 /** Replies this short that name no file are the answer itself ("8443", "Use Postgres"), not a new request. */
 const SHORT_REPLY = 40;
