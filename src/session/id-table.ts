@@ -26,6 +26,13 @@ export class IdTable<T extends { readonly id: string }> {
     return this.find(id, hashOf(id)) >= 0;
   }
 
+  /** Makes room for `count` more ids without growing on the way. */
+  reserve(count: number): void {
+    let capacity = this.mask + 1;
+    while ((this.count + count) * 2 > capacity) capacity *= 2;
+    if (capacity > this.mask + 1) this.grow(capacity);
+  }
+
   /**
    * Maps `id` to `position`. When the id is there already, `replace` decides whether it now
    * stands for `position`; the result says whether the table changed.
@@ -56,9 +63,8 @@ export class IdTable<T extends { readonly id: string }> {
     }
   }
 
-  private grow(): void {
+  private grow(capacity = 2 * (this.mask + 1)): void {
     const old = this.slots;
-    const capacity = 2 * (this.mask + 1);
     this.slots = new Int32Array(2 * capacity);
     this.mask = capacity - 1;
     for (let j = 0; j < old.length; j += 2) {

@@ -12,7 +12,7 @@
  * that does not add up, decodes to undefined.
  */
 import { createHash } from "node:crypto";
-import { type CallColumns, type CallSource, DEFERRED, kindOf, roleOf, typeOf } from "./open-index.js";
+import { type CallColumns, type CallSource, type CallVisitor, DEFERRED, kindOf, roleOf, typeOf } from "./open-index.js";
 
 const MAGIC = "bonsaiIx";
 const SUM_BYTES = 20;
@@ -127,7 +127,7 @@ export function decodeIndex(data: Buffer): { head: IndexHead; calls: CallSource 
     if (kind === DEFERRED ? typeOf(packed, names) === undefined || roleOf(packed, names) === undefined : kind > 3) return undefined;
   }
   const idAt = (i: number) => idText.slice(idStarts[i], idStarts[i + 1]);
-  const source: CallSource = (visit) => {
+  const source = (visit: CallVisitor, rangesOnly?: boolean) => {
     // the id just made for a call, so a parent that is the call before costs no second string
     let lastAt = -1;
     let last = "";
@@ -138,6 +138,7 @@ export function decodeIndex(data: Buffer): { head: IndexHead; calls: CallSource 
         visit(kind, "", "", null, null, fields[4 * i], offsets[i], fields[4 * i + 1]);
         continue;
       }
+      if (rangesOnly) continue;
       const parent = fields[4 * i + 2];
       const parentId = parent === NONE ? null : parent === lastAt ? last : idAt(parent);
       last = idAt(i);
@@ -146,7 +147,7 @@ export function decodeIndex(data: Buffer): { head: IndexHead; calls: CallSource 
       visit(DEFERRED, typeOf(packed, names)!, last, parentId, roleOf(packed, names)!, fields[4 * i], offsets[i], fields[4 * i + 1]);
     }
   };
-  return { head, calls: source };
+  return { head, calls: Object.assign(source, { count: n }) };
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

@@ -91,11 +91,12 @@ export class CallColumns {
   }
 
   /** The calls as a source, in order. */
-  readonly source: CallSource = (visit) => {
+  readonly source: CallSource = (visit, rangesOnly) => {
     for (let i = 0; i < this.length; i++) {
       const packed = this.packed[i];
       const kind = kindOf(packed);
       const deferred = kind === DEFERRED;
+      if (deferred && rangesOnly) continue;
       const type = deferred ? (typeOf(packed, this.names) ?? "") : "";
       const role = deferred ? (roleOf(packed, this.names) ?? null) : null;
       visit(kind, type, this.ids[i] ?? "", this.parents[i] ?? null, role, this.lines[i], this.offsets[i], this.lengths[i]);
@@ -143,6 +144,10 @@ export class RecordingSink implements EntrySink {
     this.inner.attachBodies(bodies);
   }
 
+  expect(count: number): void {
+    this.inner.expect?.(count);
+  }
+
   headerAt(line: number, offset: number, length: number): void {
     if (this.recording) this.calls.push(HEADER, "", "", null, null, line, offset, length);
     this.inner.headerAt?.(line, offset, length);
@@ -160,7 +165,8 @@ export class RecordingSink implements EntrySink {
 
 /** Each call, in order, as its fields: how a replay reads calls without building them (open-index-codec.ts). */
 export type CallVisitor = (kind: number, type: string, id: string, parentId: string | null, role: string | null, line: number, offset: number, length: number) => void;
-export type CallSource = (visit: CallVisitor) => void;
+/** Makes the calls; `rangesOnly` leaves out the deferred ones (no id strings made), for a pass over the lines the index points at. */
+export type CallSource = ((visit: CallVisitor, rangesOnly?: boolean) => void) & { readonly count?: number };
 
 /** What a replay read back from the file: the header and title slot a resumed reader starts from. */
 export interface Replayed {
@@ -196,8 +202,9 @@ export function replaySinkCalls(source: CallSource, index: EntrySink, read: (off
       else header = value as SessionHeader;
     } else if (isTitleSlot(value)) titleSlotText = text;
     else bad = true;
-  });
+  }, true);
   if (bad || !header) return undefined;
+  if (source.count !== undefined) index.expect?.(source.count);
   let next = 0;
   source((kind, type, id, parentId, role, line, offset, length) => {
     if (kind === DEFERRED) index.addDeferred(type, id, parentId, role ?? undefined, line, offset, length);

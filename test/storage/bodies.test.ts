@@ -311,6 +311,22 @@ describe("IdTable", () => {
     assert.equal(table.get(items[10].id), items[items.length - 1]);
     assert.equal(table.size, 5000);
   });
+
+  it("keeps what it holds through a reservation, and finds ids added after it", () => {
+    const items: { id: string }[] = [];
+    const table = new IdTable(items);
+    const add = (id: string) => {
+      table.put(id, items.length, false);
+      items.push({ id });
+    };
+    for (let i = 0; i < 100; i++) add(`a${i}`);
+    table.reserve(10_000);
+    for (let i = 0; i < 10_000; i++) add(`b${i}`);
+    table.reserve(0);
+    assert.equal(table.size, 10_100);
+    for (const item of items) assert.equal(table.get(item.id), item);
+    assert.equal(table.has("b10000"), false);
+  });
 });
 
 describe("duplicate ids with deferred bodies", () => {

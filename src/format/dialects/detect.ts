@@ -30,6 +30,11 @@ export class DialectEvidence {
   }
 
   note({ type, role, fields }: EntryMarks): void {
+    this.noteEntry(type, role, fields);
+  }
+
+  /** note() without an object per entry, for loaders adding tens of thousands. */
+  noteEntry(type: string, role: string | undefined, fields?: Record<string, unknown>): void {
     if (OMP_TYPES.has(type)) this.omp = true;
     else if (PI1_TYPES.has(type) || role === "system") this.pi1 = true;
     else if (fields) this.noteFields(type, fields);
