@@ -22,7 +22,7 @@ export interface TranscriptPart {
 
 interface TranscriptForm {
   /** whether a transcript is in this form: a marker only it writes */
-  signature: RegExp;
+  signature: { test(text: string): boolean };
   read(text: string): TranscriptPart[];
 }
 
@@ -250,6 +250,21 @@ function readOmpLegacy(text: string): TranscriptPart[] {
   return parts;
 }
 
+/**
+ * Whether one of `markers` starts the text or follows a blank line: what /(?:^|\n\n)\[(?:…)\]: /
+ * says, by searching for the markers themselves, because that pattern steps through every
+ * character of a transcript in none of these forms (the usual case) and this runs on every one.
+ */
+function startsAPart(markers: readonly string[]): (text: string) => boolean {
+  return (text) =>
+    markers.some((marker) => {
+      for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + 1)) {
+        if (at === 0 || (at >= 2 && text.charCodeAt(at - 1) === 10 && text.charCodeAt(at - 2) === 10)) return true;
+      }
+      return false;
+    });
+}
+
 /** Checked in order: a form whose signature another form's text may quote comes first. */
 export const FORMS: Record<string, TranscriptForm> = {
   harmony: { signature: /^\s*<\\?\|start\\?\|>/, read: readHarmony },
@@ -261,7 +276,7 @@ export const FORMS: Record<string, TranscriptForm> = {
   gemma: { signature: /^\s*(?:<bos>)?<\|turn>/, read: readGemma },
   humanAssistant: { signature: /^\s*(?:Human|Assistant): /, read: readHumanAssistant },
   // pi's layout shares `[User]:` and `[Assistant]:`; only omp's writes these three
-  ompLegacy: { signature: /(?:^|\n\n)\[(?:Think|Tool Call|Tool Result)\]: /, read: readOmpLegacy },
+  ompLegacy: { signature: { test: startsAPart(["[Think]: ", "[Tool Call]: ", "[Tool Result]: "]) }, read: readOmpLegacy },
 };
 
 /** The parts of a transcript in one of the forms above; undefined when it is in none (pi's layout). */

@@ -13,6 +13,7 @@ import { serializeConversation } from "../../src/messages/serialize.js";
 import { loadTextIndex } from "../../src/storage/load.js";
 import { TreeIndex } from "../../src/session/tree.js";
 import { parseTranscript } from "../../src/summarizer/extractive-parse.js";
+import { FORMS as TRANSCRIPT_FORMS } from "../../src/summarizer/transcript-forms.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
 import { oracleCases } from "../../oracle/cases.js";
 
@@ -45,5 +46,21 @@ describe("oh-my-pi's ten transcript forms", () => {
   it("pi's own layout and omp's older one are still read as before", () => {
     assert.deepEqual(parseTranscript("[User]: hi\n\n[Assistant tool calls]: read(path=\"a.ts\")\n\n[Tool result]: x").map((p) => p.role), ["user", "toolCalls", "toolResult"]);
     assert.deepEqual(parseTranscript("[User]: hi\n\n[Think]: hm\n\n[Tool Call]: read(path=\"a.ts\")\n\n[Tool Result]: x").map((p) => p.role), ["user", "thinking", "toolCalls", "toolResult"]);
+  });
+
+  it("omp's older layout is recognized exactly where one of its markers starts a part", () => {
+    const pattern = /(?:^|\n\n)\[(?:Think|Tool Call|Tool Result)\]: /;
+    const pieces = ["[Think]: ", "[Tool Call]: ", "[Tool Result]: ", "\n", "\n\n", "x", " ", "[Think]:", "[Tool Result]", "[User]: "];
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    let recognized = 0;
+    for (let n = 0; n < 3000; n++) {
+      let text = "";
+      for (let k = next() % 6; k >= 0; k--) text += pieces[next() % pieces.length];
+      const expected = pattern.test(text);
+      if (expected) recognized++;
+      assert.equal(TRANSCRIPT_FORMS.ompLegacy.signature.test(text), expected, JSON.stringify(text));
+    }
+    assert.ok(recognized > 300 && recognized < 2700, `${recognized} of 3000 recognized: the cases should go both ways`);
   });
 });
