@@ -9,21 +9,68 @@ export class IdTable<T extends { readonly id: string }> {
   private slots = new Int32Array(2 * 64);
   private mask = 63;
   private count = 0;
+  /** puts still to be taken on trust (trustNext), and where the run of them began (-1: none yet) */
+  private trusted = 0;
+  private trustedFrom = -1;
 
-  /** `items[position]` is the item a stored position stands for. */
-  constructor(private readonly items: readonly T[]) {}
+  /**
+   * `items[position]` is the item a stored position stands for. `newestHolds`: the caller appends
+   * an item exactly when the put of its id at the end returned true, so the newest item holds its
+   * id (a later put of it replaced the holder or was refused) and is found without a lookup.
+   */
+  constructor(
+    private readonly items: readonly T[],
+    private readonly newestHolds = false,
+  ) {}
 
   get size(): number {
+    this.settle();
     return this.count;
   }
 
   get(id: string): T | undefined {
+    // a session's leaf, found without placing the ids taken on trust
+    const newest = this.newestHolds ? this.items[this.items.length - 1] : undefined;
+    if (newest !== undefined && newest.id === id) {
+      this.trusted = 0; // as after any lookup: later puts are checked
+      return newest;
+    }
+    this.settle();
     const slot = this.find(id, hashOf(id));
     return slot < 0 ? undefined : this.items[this.slots[slot + 1]];
   }
 
   has(id: string): boolean {
-    return this.find(id, hashOf(id)) >= 0;
+    return this.get(id) !== undefined;
+  }
+
+  /** Room for `count` more ids; with `distinct`, trustNext(count). */
+  expect(count: number, distinct: boolean): void {
+    if (distinct) this.trustNext(count);
+    else this.reserve(count);
+  }
+
+  /**
+   * The next `count` puts, each appending its item, are of distinct ids none held yet (a replay of
+   * what an earlier read indexed says so): they are stored on the first lookup instead, so a
+   * session opened to build one context does not hash and place every id of its file.
+   */
+  trustNext(count: number): void {
+    this.settle();
+    this.trusted = count;
+  }
+
+  /** Stores the items whose puts were taken on trust; the trust ends. */
+  private settle(): void {
+    if (this.trustedFrom < 0) {
+      this.trusted = 0;
+      return;
+    }
+    const from = this.trustedFrom;
+    this.trustedFrom = -1;
+    this.trusted = 0;
+    this.reserve(this.items.length - from);
+    for (let i = from; i < this.items.length; i++) this.put(this.items[i].id, i, false);
   }
 
   /** Makes room for `count` more ids without growing on the way. */
@@ -38,6 +85,12 @@ export class IdTable<T extends { readonly id: string }> {
    * stands for `position`; the result says whether the table changed.
    */
   put(id: string, position: number, replace: boolean): boolean {
+    if (this.trusted > 0 && position === this.items.length) {
+      if (this.trustedFrom < 0) this.trustedFrom = position;
+      this.trusted--;
+      return true;
+    }
+    if (this.trustedFrom >= 0) this.settle();
     const hash = hashOf(id);
     const found = this.find(id, hash);
     if (found >= 0) {

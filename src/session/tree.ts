@@ -27,7 +27,7 @@ const EMPTY_CONTEXT = (): SessionContext => ({ messages: [], thinkingLevel: "off
 
 export class TreeIndex {
   private readonly nodes: IndexNode[] = [];
-  private readonly byId = new IdTable<IndexNode>(this.nodes);
+  private readonly byId = new IdTable<IndexNode>(this.nodes, true);
   /** children whose parent id is null or not (yet) indexed, by that id */
   private readonly waiting = new Map<string | null, IndexNode[]>();
   private readonly labels = new Map<string, string>();
@@ -126,9 +126,9 @@ export class TreeIndex {
     return true;
   }
 
-  /** Room for `count` more entries, made at once (a replay of the open index knows how many). For loaders. */
-  expect(count: number): void {
-    this.byId.reserve(count);
+  /** EntrySink.expect: `distinct` ids (none indexed yet) are placed in the table on the first lookup. For loaders. */
+  expect(count: number, distinct = false): void {
+    this.byId.expect(count, distinct && this.nodes.length === 0);
   }
 
   /** The reader for the bodies of deferred entries; the index closes it once every body is read. */
@@ -223,13 +223,9 @@ export class TreeIndex {
     const path = new Array<SessionEntry>(depth);
     let missing = false;
     let i = depth;
-    for (let n: IndexNode | undefined = node; n; n = up(n)) {
-      const entry = n.entry;
-      if (entry) path[--i] = entry;
-      else {
-        missing = true;
-        break;
-      }
+    for (let n: IndexNode | undefined = node; n && !missing; n = up(n)) {
+      if (n.entry) path[--i] = n.entry;
+      else missing = true;
     }
     if (!missing) return path;
     const nodes = new Array<IndexNode>(depth);

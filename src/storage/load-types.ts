@@ -80,8 +80,11 @@ export interface EntrySink {
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean;
   /** hands over the reader that fetches deferred bodies */
   attachBodies(bodies: BodyReader): void;
-  /** about `count` entries are coming (a replay knows): room for them is made once, not by doubling */
-  expect?(count: number): void;
+  /**
+   * about `count` entries are coming (a replay knows): room for them is made once, not by
+   * doubling; `distinct`: their ids are distinct, so none of them is refused as a duplicate
+   */
+  expect?(count: number, distinct?: boolean): void;
   /** where the header's line is (a current file's only: an older one is migrated, every line rewritten) */
   headerAt?(line: number, offset: number, length: number): void;
   /** where oh-my-pi's title slot is, the line before the header (format/title-slot.ts), which a rewrite copies first */

@@ -100,6 +100,8 @@ interface StoredHead {
   path: string;
   file: FileMark;
   state: ReaderState;
+  /** every entry call of the read was accepted (no id came twice): a replay needs no duplicate check */
+  distinct?: boolean;
 }
 
 type StoredIndex = StoredHead & { calls: CallColumns };
@@ -242,7 +244,7 @@ export function readThroughOpenIndex(path: string, fd: number, bodies: BodyLoadi
       const buffer = Buffer.allocUnsafe(length);
       return buffer.toString("utf8", 0, readSync(fd, buffer, 0, length, offset));
     };
-    const replayed = replaySinkCalls(stored.calls, index, text);
+    const replayed = replaySinkCalls(stored.calls, index, text, stored.distinct === true);
     if (replayed) {
       earlier = stored.calls;
       from = { offset: stored.state.bytes, lines: stored.state.lines };
@@ -262,7 +264,8 @@ export function readThroughOpenIndex(path: string, fd: number, bodies: BodyLoadi
     const calls = earlier ? CallColumns.of(earlier, recorder.calls) : recorder.calls;
     // the modification time vouches for the bytes only when nothing was appended while they were read
     const mtimeNs = after.size === state.bytes ? after.mtimeNs : null;
-    writeStored(at.where, { format: FORMAT, path: at.real, file: { dev: after.dev, ino: after.ino, mtimeNs, bytes: state.bytes, sample: sampleHash(fd, state.bytes) }, state, calls });
+    const distinct = recorder.distinct && (!earlier || stored?.distinct === true);
+    writeStored(at.where, { format: FORMAT, path: at.real, file: { dev: after.dev, ino: after.ino, mtimeNs, bytes: state.bytes, sample: sampleHash(fd, state.bytes) }, state, distinct, calls });
   }
   return { reader, size, scanned: size - from.offset };
 }

@@ -121,6 +121,8 @@ export class RecordingSink implements EntrySink {
   readonly calls = new CallColumns();
   /** false once a call came without the range it was read from: such a read cannot be replayed */
   complete = true;
+  /** false once the sink refused an entry (its id was there already) */
+  distinct = true;
 
   constructor(
     private readonly inner: EntrySink,
@@ -130,22 +132,27 @@ export class RecordingSink implements EntrySink {
   addIfNew(entry: SessionEntry, line?: number, offset?: number, length?: number): boolean {
     if (line === undefined || offset === undefined || length === undefined) this.complete = false;
     else if (this.recording) this.calls.push(ENTRY, "", "", null, null, line, offset, length);
-    return this.inner.addIfNew(entry, line, offset, length);
+    return this.accepted(this.inner.addIfNew(entry, line, offset, length));
   }
 
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean {
     // an id with a lone surrogate would not come back from the index's UTF-8 as it went in
     if (!wellFormed(id) || (parentId !== null && !wellFormed(parentId))) this.complete = false;
     if (this.recording) this.calls.push(DEFERRED, type, id, parentId, role ?? null, line, offset, length);
-    return this.inner.addDeferred(type, id, parentId, role, line, offset, length);
+    return this.accepted(this.inner.addDeferred(type, id, parentId, role, line, offset, length));
+  }
+
+  private accepted(added: boolean): boolean {
+    if (!added) this.distinct = false;
+    return added;
   }
 
   attachBodies(bodies: BodyReader): void {
     this.inner.attachBodies(bodies);
   }
 
-  expect(count: number): void {
-    this.inner.expect?.(count);
+  expect(count: number, distinct?: boolean): void {
+    this.inner.expect?.(count, distinct);
   }
 
   headerAt(line: number, offset: number, length: number): void {
@@ -178,14 +185,19 @@ export interface Replayed {
  * Makes the calls of `source` again into `index`, reading each range call's line through `read`.
  * Every line is read and checked before the first call is made, so a file that no longer holds
  * what the calls say leaves the index untouched: undefined, and the caller reads the file instead.
+ * `distinct`: the read that made the calls had every entry accepted, so the index can take their
+ * ids on trust (EntrySink.expect).
  */
-export function replaySinkCalls(source: CallSource, index: EntrySink, read: (offset: number, length: number) => string): Replayed | undefined {
+export function replaySinkCalls(source: CallSource, index: EntrySink, read: (offset: number, length: number) => string, distinct = false): Replayed | undefined {
   const entries: SessionEntry[] = [];
+  /** calls that index no entry: the header and the title slot */
+  let others = 0;
   let header: SessionHeader | undefined;
   let titleSlotText: string | undefined;
   let bad = false;
   source((kind, _type, _id, _parentId, _role, _line, offset, length) => {
     if (kind === DEFERRED || bad) return;
+    if (kind !== ENTRY) others++;
     const text = read(offset, length);
     let value: unknown;
     try {
@@ -204,7 +216,7 @@ export function replaySinkCalls(source: CallSource, index: EntrySink, read: (off
     else bad = true;
   }, true);
   if (bad || !header) return undefined;
-  if (source.count !== undefined) index.expect?.(source.count);
+  if (source.count !== undefined) index.expect?.(source.count - others, distinct);
   let next = 0;
   source((kind, type, id, parentId, role, line, offset, length) => {
     if (kind === DEFERRED) index.addDeferred(type, id, parentId, role ?? undefined, line, offset, length);

@@ -327,6 +327,26 @@ describe("IdTable", () => {
     for (const item of items) assert.equal(table.get(item.id), item);
     assert.equal(table.has("b10000"), false);
   });
+
+  it("takes ids on trust only for the puts it was told of, and places them before the next lookup or put", () => {
+    const items: { id: string }[] = [];
+    const table = new IdTable(items, true);
+    const add = (id: string) => {
+      const added = table.put(id, items.length, false);
+      if (added) items.push({ id });
+      return added;
+    };
+    table.trustNext(3);
+    for (const id of ["a", "b", "c"]) assert.equal(add(id), true);
+    assert.equal(add("a"), false, "the fourth put is checked, against the trusted ones too");
+    assert.equal(add("d"), true);
+    assert.equal(table.size, 4);
+    for (const item of items) assert.equal(table.get(item.id), item);
+    table.trustNext(5);
+    assert.equal(add("e"), true);
+    assert.equal(table.get("e"), items[4], "a lookup places what was trusted so far and ends the trust");
+    assert.equal(add("e"), false);
+  });
 });
 
 describe("duplicate ids with deferred bodies", () => {

@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { SessionManager } from "../../src/index.js";
 import { TreeIndex } from "../../src/session/tree.js";
 import { openIndexPath, readThroughOpenIndex, WRITE_AFTER_BYTES } from "../../src/storage/open-index-file.js";
+import { decodeIndex } from "../../src/storage/open-index-codec.js";
 
 let dir: string;
 const indexDir = () => join(dir, "index");
@@ -241,6 +242,55 @@ describe("open index", () => {
     assert.equal(existsSync(old), false, "swept");
     assert.equal(existsSync(recent), true, "kept");
     assert.ok(existsSync(openIndexPath(path, withIndex())!.where), "the new index is there");
+  });
+
+  test("ids that come twice: a replay takes ids on trust only after a read that refused none, and refuses a later duplicate as a full read does", () => {
+    const flag = (path: string) => decodeIndex(readFileSync(openIndexPath(path, withIndex())!.where))!.head.distinct;
+    // every id once: the index says so, and lines appended since are checked against every replayed id
+    const path = join(dir, "distinct.jsonl");
+    writeFileSync(path, sessionText(200));
+    const { leaf } = seen(path, withIndex());
+    assert.equal(flag(path), true);
+    appendFileSync(
+      path,
+      // hung off the last entry, so nothing looks an id up before the duplicate comes
+      line({ type: "message", id: "e5", parentId: leaf, timestamp: "t", message: { role: "user", content: "an id taken already", timestamp: 1 } }) +
+        line({ type: "message", id: "y1", parentId: "e7", timestamp: "t", message: { role: "user", content: "a fork far up", timestamp: 2 } }),
+    );
+    const full = seen(path, withoutIndex());
+    assert.ok(full.warnings.some((w) => w.includes("e5")), "a full read refuses the second e5");
+    assert.deepEqual(seen(path, withIndex()), full);
+    // a read that refused an id: no trust, and the result is still a full read's
+    const twice = join(dir, "twice.jsonl");
+    const text = sessionText(200);
+    const doubled = text.split("\n");
+    doubled.splice(300, 0, line({ type: "message", id: "e9", parentId: "e10", timestamp: "t", message: { role: "user", content: "e9 again", timestamp: 3 } }).trimEnd());
+    writeFileSync(twice, doubled.join("\n"));
+    seen(twice, withIndex());
+    assert.equal(flag(twice), false);
+    assert.deepEqual(seen(twice, withIndex()), seen(twice, withoutIndex()));
+    // every id answers through a replayed index as through a full read
+    const saved = { BONSAI_INDEX: process.env.BONSAI_INDEX, BONSAI_INDEX_DIR: process.env.BONSAI_INDEX_DIR };
+    Object.assign(process.env, { BONSAI_INDEX_DIR: indexDir(), BONSAI_INDEX: "" });
+    try {
+      for (const file of [path, twice]) {
+        assert.ok(scanned(file) < statSync(file).size, "opened through the index");
+        const replayed = SessionManager.open(file, { readOnly: true });
+        const read = SessionManager.open(file, { readOnly: true, bodies: "eager" });
+        try {
+          for (const { id } of read.getEntries()) assert.deepEqual(replayed.getEntry(id), read.getEntry(id), id);
+          assert.equal(replayed.getEntry("nowhere"), undefined);
+        } finally {
+          replayed.close();
+          read.close();
+        }
+      }
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 
   test("BONSAI_INDEX=off: no index is read or written", () => {
