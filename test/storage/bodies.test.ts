@@ -344,8 +344,16 @@ describe("IdTable", () => {
     for (const item of items) assert.equal(table.get(item.id), item);
     table.trustNext(5);
     assert.equal(add("e"), true);
-    assert.equal(table.get("e"), items[4], "a lookup places what was trusted so far and ends the trust");
+    assert.equal(table.get("e"), items[4], "a lookup ends the trust: the next put is checked against every id");
     assert.equal(add("e"), false);
+    // a put that takes an id over after trust: the newest item holds it, as the caller appends it
+    table.trustNext(2);
+    assert.equal(add("f"), true);
+    assert.equal(table.put("a", items.length, true), true);
+    items.push({ id: "a" });
+    assert.equal(table.get("a"), items[items.length - 1]);
+    assert.equal(table.get("f"), items[5]);
+    assert.equal(table.size, 6);
   });
 });
 

@@ -269,6 +269,23 @@ describe("open index", () => {
     seen(twice, withIndex());
     assert.equal(flag(twice), false);
     assert.deepEqual(seen(twice, withIndex()), seen(twice, withoutIndex()));
+    // an index extended by a long read keeps what it says: distinct only when both parts were
+    const extend = (file: string) => {
+      const leaf = seen(file, withIndex()).leaf;
+      const more = sessionText(200, `z${file.length}-`).split("\n").slice(1).join("\n").replace('"parentId":null', `"parentId":${JSON.stringify(leaf)}`);
+      assert.ok(Buffer.byteLength(more) >= WRITE_AFTER_BYTES, "long enough to write the index again");
+      appendFileSync(file, more);
+      assert.deepEqual(seen(file, withIndex()), seen(file, withoutIndex()));
+    };
+    const clean = join(dir, "distinct-extended.jsonl");
+    writeFileSync(clean, sessionText(200, "d"));
+    extend(clean);
+    assert.equal(flag(clean), true);
+    extend(path);
+    assert.equal(flag(path), false, "the second e5, read since the index was written, was refused");
+    extend(twice);
+    assert.equal(flag(twice), false, "the id refused before the extension is still refused on replay");
+    assert.equal(scanned(twice), 0, "the extended index covers the file");
     // every id answers through a replayed index as through a full read
     const saved = { BONSAI_INDEX: process.env.BONSAI_INDEX, BONSAI_INDEX_DIR: process.env.BONSAI_INDEX_DIR };
     Object.assign(process.env, { BONSAI_INDEX_DIR: indexDir(), BONSAI_INDEX: "" });
