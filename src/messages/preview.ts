@@ -21,6 +21,34 @@ function isSpace(char: string): boolean {
  * so a preview of a megabyte of tool output costs what the preview costs.
  */
 export function clip(text: string, max: number): string {
+  return plainClip(text, max) ?? clipWalk(text, max);
+}
+
+/** Printable ASCII that starts with a character: a column each, nothing to collapse but double spaces. */
+const PLAIN = /^[\x21-\x7e][\x20-\x7e]*$/;
+
+/**
+ * clip() of the usual preview, words of printable ASCII one space apart, without walking it a
+ * character at a time (a tree of 50,000 rows spent 0.2 s there); undefined for any other text.
+ */
+function plainClip(text: string, max: number): string | undefined {
+  if (max < 1) return undefined;
+  const head = text.length > max ? text.slice(0, max + 1) : text;
+  if (!PLAIN.test(head) || head.includes("  ")) return undefined;
+  if (text.length <= max) return detached(text.endsWith(" ") ? text.slice(0, -1) : text);
+  // a space after `max` columns: whether a word follows is further on than this looks
+  if (head.charCodeAt(max) === 32) return undefined;
+  return `${detached(head.slice(0, max - 1).trimEnd())}…`;
+}
+
+/**
+ * A copy of ASCII `text` that holds nothing of what it was cut from: the engine keeps a slice as a
+ * view of the whole string, so 50,000 previews sliced from message bodies kept every body alive.
+ */
+const detached = (text: string): string => Buffer.from(text, "latin1").toString("latin1");
+
+/** clip() of any text, a character at a time. Exported for the test that holds plainClip to it. */
+export function clipWalk(text: string, max: number): string {
   // pieces joined once at the end: a string grown a character at a time is a chain of as many
   // string nodes, which a tree of 50,000 previews keeps alive (about 3 KB a preview)
   const out: string[] = [];

@@ -4,8 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { TREE_LEGEND } from "../../src/cli/tree-view.js";
-import { clip } from "../../src/messages/preview.js";
+import { clip, clipWalk } from "../../src/messages/preview.js";
 import { codePointWidth, displayWidth } from "../../src/util/display-width.js";
 
 describe("displayWidth", () => {
@@ -39,6 +41,38 @@ describe("clip", () => {
         assert.ok(preview.endsWith("…"));
       }
     }
+  });
+
+  it("clips plain words as the walk over every character does, at every width", () => {
+    // mostly printable ASCII, with the spaces, runs, tabs, newlines and wide characters that send a text to the walk
+    const pieces = ["word", "x", "a-b.c", " ", " ", "  ", "\t", "\n", "~", "日本", "\u007f", "z".repeat(30)];
+    let seed = 5;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    let plain = 0;
+    for (let n = 0; n < 20_000; n++) {
+      let text = "";
+      for (let k = next() % 14; k >= 0; k--) text += pieces[next() % (next() % 4 === 0 ? pieces.length : 6)];
+      const max = next() % 40;
+      if (/^[\x21-\x7e][\x20-\x7e]*$/.test(text) && !text.includes("  ")) plain++;
+      assert.equal(clip(text, max), clipWalk(text, max), `${JSON.stringify(text)} at ${max}`);
+    }
+    assert.ok(plain > 2000 && plain < 18_000, `${plain} of 20,000 plain: the cases should go both ways`);
+  });
+
+  it("keeps nothing of the text a preview was cut from", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // 500 bodies of 200,000 characters: 100 MB (200 with two bytes a character) if the previews held them
+    const previews = Array.from({ length: 500 }, (_, i) => {
+      const body = `${i} `.padEnd(200_000, "plain words one space apart ");
+      return [clip(body.slice(0, 800), 100), clip(body.slice(0, 60), 100)];
+    });
+    gc();
+    const grown = (process.memoryUsage().heapUsed - before) / 1e6;
+    assert.equal(previews.length, 500);
+    assert.ok(grown < 20, `the heap grew by ${grown.toFixed(1)} MB`);
   });
 });
 
