@@ -111,7 +111,11 @@ export type AgentSessionEvent =
       action: "retry" | "next-candidate";
       delayMs?: number;
     }
-  /** old tool output pruned; `kind: "savings"` for superseded reads and oversized results, with their counts */
+  /**
+   * old tool output pruned; `kind: "savings"` for superseded reads and oversized results, with
+   * their counts. The file keeps the originals: a turn appends context edits, or changes only what
+   * is sent (ops/prune.ts requestOnly); only `bonsai prune` archives and rewrites
+   */
   | { type: "session_pruned"; tokensSaved: number; prunedCount: number; kind?: "savings"; superseded?: number; oversized?: number }
   | { type: "hook_error"; event: string; index: number; error: string }
   /** something went wrong that did not stop the session (a short summary failed, a compaction freed nothing) */

@@ -9,6 +9,7 @@ import type { TSchema } from "@mariozechner/pi-ai";
 import { entryText } from "../format/entry-messages.js";
 import type { SessionEntry } from "../format/entry-types.js";
 import { archivedOriginals } from "../storage/archive.js";
+import { originalsPrunedInMemory } from "../ops/prune.js";
 import { redact } from "../summarizer/redact.js";
 
 type Archived = ReadonlyMap<string, readonly { type: string; text?: string }[]>;
@@ -107,7 +108,8 @@ const schema = (properties: Record<string, object>, required: string[]) =>
 export function recallTools(session: RecallSource): AgentTool[] {
   const archived = async (): Promise<Archived> => {
     const location = session.getLocation();
-    return location ? archivedOriginals(location) : new Map();
+    // a turn's pruning keeps the originals in the file, and in memory for this process
+    return new Map([...(location ? await archivedOriginals(location) : []), ...originalsPrunedInMemory(session)]);
   };
   return [
     {

@@ -126,7 +126,7 @@ export function noticeBlock(event: AgentSessionEvent, describeError: (message: s
     case "session_pruned":
       return {
         style: "notice",
-        text: `Pruned ${event.prunedCount} old tool outputs (~${formatCount(event.tokensSaved)} tokens; originals archived).`,
+        text: `Pruned ${event.prunedCount} old tool outputs (~${formatCount(event.tokensSaved)} tokens; the file keeps the originals).`,
       };
     case "warning":
       return { style: "warning", text: event.message };

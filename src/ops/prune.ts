@@ -79,6 +79,13 @@ export interface PruneSessionOptions {
   dryRun?: boolean;
   /** the time recorded as prunedAt (default: the clock) */
   now?: number;
+  /**
+   * An agent's turn: where the dialect has no context edits, the replacements go only into the
+   * session in memory, so what the next requests send is pruned, while the file keeps every
+   * original and is not rewritten (a later rewrite writes the originals). Without it, `bonsai
+   * prune`'s way: archived and rewritten.
+   */
+  requestOnly?: boolean;
 }
 
 export interface PruneSessionResult {
@@ -93,6 +100,8 @@ export interface PruneSessionResult {
   dryRun: boolean;
   /** pruned (or, on a dry run, would be) by appending context edits rather than rewriting */
   contextEdits: boolean;
+  /** pruned in memory only (requestOnly where the dialect has no context edits): the file keeps the originals */
+  requestOnly: boolean;
 }
 
 const estimateContext = (session: SessionManager): number => estimateMessagesTokens(contextFromPath(session.getContextBranch(), session.getDialect()).messages);
@@ -115,9 +124,10 @@ export function pruneSession(session: SessionManager, options: PruneSessionOptio
     candidates: plan.candidates,
     dryRun: options.dryRun === true,
     contextEdits: session.getDialect().contextEdits,
+    requestOnly: options.requestOnly === true && !session.getDialect().contextEdits,
   };
   if (options.dryRun || plan.candidates.length === 0) return result;
-  result.archivePath = replaceOutputs(session, entries, plan.candidates, options.now ?? Date.now());
+  result.archivePath = replaceOutputs(session, entries, plan.candidates, options.now ?? Date.now(), result.requestOnly);
   result.contextTokensAfter = estimateContext(session);
   return result;
 }
@@ -134,28 +144,62 @@ export interface SavingsResult {
  * notices pointing at the newer entry, oversized results keep their head and tail. Archived
  * and rewritten like pruneSession, so `restorePrunedOutputs` puts them back.
  */
-export function applySavings(session: SessionManager, options: { config?: Partial<SavingsConfig>; now?: number } = {}): SavingsResult {
+export function applySavings(session: SessionManager, options: { config?: Partial<SavingsConfig>; now?: number; requestOnly?: boolean } = {}): SavingsResult {
   const entries = branchEntriesInContext(session);
   const candidates = planSavings(entries, options.config);
   const result: SavingsResult = { prunedCount: candidates.length, tokensSaved: candidates.reduce((sum, c) => sum + c.savings, 0), candidates };
   if (candidates.length === 0) return result;
-  result.archivePath = replaceOutputs(session, entries, candidates, options.now ?? Date.now());
+  result.archivePath = replaceOutputs(session, entries, candidates, options.now ?? Date.now(), options.requestOnly === true);
   return result;
 }
 
+type Replaceable = PruneCandidate & { content?: TextContent[] };
+
 /**
  * Where the agent reads context edits, appends them (ops/prune-edits.ts): nothing is rewritten or
- * archived. Elsewhere archives the originals and rewrites the session. Returns the archive's location.
+ * archived. Elsewhere, `requestOnly`, replaces them in memory only; else archives the originals
+ * and rewrites the session. Returns the archive's location.
  */
-function replaceOutputs(
-  session: SessionManager,
-  entries: readonly SessionEntry[],
-  candidates: readonly (PruneCandidate & { content?: TextContent[] })[],
-  prunedAt: number,
-): string | undefined {
-  if (!session.getDialect().contextEdits) return archiveAndReplace(session, entries, candidates, prunedAt);
-  pruneByEdits(session, entries, candidates, prunedAt);
+function replaceOutputs(session: SessionManager, entries: readonly SessionEntry[], candidates: readonly Replaceable[], prunedAt: number, requestOnly: boolean): string | undefined {
+  if (session.getDialect().contextEdits) pruneByEdits(session, entries, candidates, prunedAt);
+  else if (requestOnly) replaceInMemory(session, entries, candidates, prunedAt);
+  else return archiveAndReplace(session, entries, candidates, prunedAt);
   return undefined;
+}
+
+/** What a candidate's tool result becomes: its own `content` (a saving), else the standard notice. */
+const replacementOf = (candidate: Replaceable, message: ToolResultMessage, prunedAt: number): ToolResultMessage =>
+  candidate.content ? { ...message, content: candidate.content, prunedAt } : prunedToolResult(message, candidate.tokens, prunedAt);
+
+/**
+ * Replaces the candidates in the session in memory, each with its line as the store holds it as
+ * the line a rewrite writes: the model is sent the notices, the file keeps the originals, and
+ * nothing is written now (the next open reads the originals, and the agent prunes them again).
+ */
+function replaceInMemory(session: SessionManager, entries: readonly SessionEntry[], candidates: readonly Replaceable[], prunedAt: number): void {
+  const stored = session.getStoredLines(candidates.map((c) => c.entryId));
+  const held = prunedInMemory.get(session) ?? new Map<string, HeldOriginal>();
+  prunedInMemory.set(session, held);
+  candidates.forEach((candidate, i) => {
+    const entry = entries[candidate.index] as SessionEntry & { message: ToolResultMessage };
+    // an entry appended in this process was written as it serializes
+    const line = stored[i] ?? JSON.stringify(entry);
+    held.set(candidate.entryId, { prunedAt, message: entry.message, line }); // before the entry holds the replacement
+    session.replaceMessage(candidate.entryId, replacementOf(candidate, entry.message, prunedAt), line);
+  });
+}
+
+/** An original replaced in memory only, and its line in the store: what restorePrunedOutputs puts back. */
+interface HeldOriginal {
+  prunedAt: number;
+  message: ToolResultMessage;
+  line: string;
+}
+const prunedInMemory = new WeakMap<object, Map<string, HeldOriginal>>();
+
+/** The contents of the tool results `session` pruned in memory only, by entry id: originals no archive holds (history_read reads them). */
+export function originalsPrunedInMemory(session: object): Map<string, (TextContent | ImageContent)[]> {
+  return new Map([...(prunedInMemory.get(session) ?? [])].map(([id, held]) => [id, held.message.content]));
 }
 
 /**
@@ -163,12 +207,7 @@ function replaceOutputs(
  * candidate's own `content`, else the standard notice) and rewrites the session. Returns the
  * archive's location; undefined in memory.
  */
-function archiveAndReplace(
-  session: SessionManager,
-  entries: readonly SessionEntry[],
-  candidates: readonly (PruneCandidate & { content?: TextContent[] })[],
-  prunedAt: number,
-): string | undefined {
+function archiveAndReplace(session: SessionManager, entries: readonly SessionEntry[], candidates: readonly Replaceable[], prunedAt: number): string | undefined {
   const originals = candidates.map((c) => ({
     candidate: c,
     message: (entries[c.index] as SessionEntry & { message: ToolResultMessage }).message,
@@ -197,9 +236,7 @@ function archiveAndReplace(
     originals.map(({ candidate, message }) => ({
       entryId: candidate.entryId,
       before: message,
-      after: candidate.content
-        ? { ...message, content: candidate.content, prunedAt }
-        : prunedToolResult(message, candidate.tokens, prunedAt),
+      after: replacementOf(candidate, message, prunedAt),
     })),
   );
   return archive?.location;
@@ -263,6 +300,7 @@ export interface RestoreResult {
 /**
  * Puts archived originals back into pruned tool results (all of them, or `entryIds`), then
  * rewrites the session atomically. The archive is left as it is, so a later prune can archive again.
+ * Results pruned in memory only (requestOnly) get their originals back in memory: the file holds them.
  */
 export function restorePrunedOutputs(
   session: SessionManager,
@@ -281,17 +319,24 @@ export function restorePrunedOutputs(
     else candidates.set(record.entryId, [record]);
   }
 
-  const wanted = options.entryIds ?? [...candidates.keys()];
+  const held = prunedInMemory.get(session);
+  const wanted = options.entryIds ?? [...new Set([...candidates.keys(), ...(held?.keys() ?? [])])];
   const result: RestoreResult = { restored: [], notRestored: [] };
   const changes: MessageChange[] = [];
+  const inMemory: MessageChange[] = [];
   for (const entryId of wanted) {
     const entry = session.getEntry(entryId);
     const pruned = entry?.type === "message" && entry.message.role === "toolResult" ? entry.message : undefined;
     const record = pruned && (candidates.get(entryId) ?? []).findLast((r) => r.prunedAt === pruned.prunedAt && r.toolCallId === pruned.toolCallId);
+    const original = pruned && held?.get(entryId);
     if (entry?.type !== "message" || entry.message.role !== "toolResult") {
       result.notRestored.push({ entryId, reason: entry ? "not a tool result" : "no such entry" });
     } else if (entry.message.prunedAt === undefined) {
       if (options.entryIds) result.notRestored.push({ entryId, reason: "not pruned" });
+    } else if (original && original.prunedAt === entry.message.prunedAt) {
+      inMemory.push({ entryId, before: entry.message, after: original.message, line: original.line });
+      held!.delete(entryId);
+      result.restored.push(entryId);
     } else if (!record) {
       const other = candidates.has(entryId);
       result.notRestored.push({ entryId, reason: other ? "the archived original is of another prune or session; not restored" : "no archived original" });
@@ -302,6 +347,7 @@ export function restorePrunedOutputs(
       result.restored.push(entryId);
     }
   }
+  for (const change of inMemory) session.replaceMessage(change.entryId, change.after, change.line);
   if (changes.length > 0) replaceAndPersist(session, changes);
   return result;
 }

@@ -75,7 +75,7 @@ test("retries, pruning, warnings and hook failures are one line; other events no
     noticeBlock({ type: "compaction_retry", summarizer: "a/b", attempt: 1, errorMessage: "429", action: "next-candidate" })?.text,
     "Summarizer a/b failed (429); trying the next model.",
   );
-  assert.equal(noticeBlock({ type: "session_pruned", tokensSaved: 4200, prunedCount: 3 })?.text, "Pruned 3 old tool outputs (~4,200 tokens; originals archived).");
+  assert.equal(noticeBlock({ type: "session_pruned", tokensSaved: 4200, prunedCount: 3 })?.text, "Pruned 3 old tool outputs (~4,200 tokens; the file keeps the originals).");
   assert.equal(noticeBlock({ type: "warning", message: "careful" })?.style, "warning");
   assert.equal(noticeBlock({ type: "hook_error", event: "session_compact", index: 0, error: "x" })?.text, "Hook session_compact #0 failed: x");
   assert.equal(noticeBlock({ type: "agent_start" }), undefined);
