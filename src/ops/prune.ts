@@ -162,8 +162,11 @@ type Replaceable = PruneCandidate & { content?: TextContent[] };
  */
 function replaceOutputs(session: SessionManager, entries: readonly SessionEntry[], candidates: readonly Replaceable[], prunedAt: number, requestOnly: boolean): string | undefined {
   if (session.getDialect().contextEdits) pruneByEdits(session, entries, candidates, prunedAt);
-  else if (requestOnly) replaceInMemory(session, entries, candidates, prunedAt);
-  else return archiveAndReplace(session, entries, candidates, prunedAt);
+  else if (requestOnly) {
+    // an older format is written at the first write, from the entries in memory: written now, while they hold the originals
+    session.persistMigration();
+    replaceInMemory(session, entries, candidates, prunedAt);
+  } else return archiveAndReplace(session, entries, candidates, prunedAt);
   return undefined;
 }
 
@@ -319,8 +322,11 @@ export function restorePrunedOutputs(
     else candidates.set(record.entryId, [record]);
   }
 
-  const held = prunedInMemory.get(session);
-  const wanted = options.entryIds ?? [...new Set([...candidates.keys(), ...(held?.keys() ?? [])])];
+  // originals held in memory, while the store still holds their lines (not in a fork written since, say)
+  const all = prunedInMemory.get(session) ?? new Map<string, HeldOriginal>();
+  const heldLines = session.getStoredLines([...all.keys()]);
+  const held = new Map([...all].filter(([, original], i) => heldLines[i] === original.line));
+  const wanted = options.entryIds ?? [...new Set([...candidates.keys(), ...held.keys()])];
   const result: RestoreResult = { restored: [], notRestored: [] };
   const changes: MessageChange[] = [];
   const inMemory: MessageChange[] = [];
@@ -328,14 +334,14 @@ export function restorePrunedOutputs(
     const entry = session.getEntry(entryId);
     const pruned = entry?.type === "message" && entry.message.role === "toolResult" ? entry.message : undefined;
     const record = pruned && (candidates.get(entryId) ?? []).findLast((r) => r.prunedAt === pruned.prunedAt && r.toolCallId === pruned.toolCallId);
-    const original = pruned && held?.get(entryId);
+    const original = pruned && held.get(entryId);
     if (entry?.type !== "message" || entry.message.role !== "toolResult") {
       result.notRestored.push({ entryId, reason: entry ? "not a tool result" : "no such entry" });
     } else if (entry.message.prunedAt === undefined) {
       if (options.entryIds) result.notRestored.push({ entryId, reason: "not pruned" });
     } else if (original && original.prunedAt === entry.message.prunedAt) {
       inMemory.push({ entryId, before: entry.message, after: original.message, line: original.line });
-      held!.delete(entryId);
+      all.delete(entryId);
       result.restored.push(entryId);
     } else if (!record) {
       const other = candidates.has(entryId);

@@ -327,21 +327,20 @@ export class TreeIndex {
     return out;
   }
 
-  /** The line each entry of `ids` has in the store, when unchanged since read or last rewritten (else undefined). */
+  /** The line each entry of `ids` has in the store, when unchanged since read or last rewritten, or given with its change (replaceMessage); else undefined. */
   storedLinesOf(ids: readonly string[]): (string | undefined)[] {
     const out = new Array<string | undefined>(ids.length).fill(undefined);
-    if (!this.lines) return out;
     const found: IndexNode[] = [];
     const at: number[] = [];
     ids.forEach((id, i) => {
       const node = this.byId.get(id);
-      if (node && node.offset >= 0) {
+      if (node && node.offset >= 0 && this.lines) {
         found.push(node);
         at.push(i);
-      }
+      } else if (node) out[i] = this.edits.get(node)?.text;
     });
     if (found.length > 0) {
-      const texts = this.lines.texts(found);
+      const texts = this.lines!.texts(found);
       for (let k = 0; k < texts.length; k++) out[at[k]] = texts[k];
     }
     return out;

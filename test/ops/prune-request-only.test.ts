@@ -6,7 +6,7 @@
  * memory. `bonsai prune` (no requestOnly) still archives and rewrites.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { TITLE_SLOT_BYTES } from "../../src/format/title-slot.js";
@@ -14,7 +14,7 @@ import type { ToolResultMessage } from "../../src/format/message-types.js";
 import { applySavings, prunedArchivePath, pruneSession, restorePrunedOutputs } from "../../src/ops/prune.js";
 import { recallTools } from "../../src/agent/recall.js";
 import { SessionManager } from "../../src/session/manager.js";
-import { oddSessionLines, PRUNE_ONE, PRUNED_ID } from "../helpers/odd-session.js";
+import { ODD_PRUNED_LINE, oddSessionLines, PRUNE_ONE, PRUNED_ID, PRUNED_LINE } from "../helpers/odd-session.js";
 import { tempDir } from "../helpers/session-builders.js";
 
 const temp = tempDir();
@@ -81,6 +81,66 @@ describe("pruning on an agent's turn, where the agent reads no context edits", (
       }
     });
   }
+
+  it("a restore and a second prune before the next rewrite keep the line byte for byte", () => {
+    const file = join(temp.dir, `again-${++counter}.jsonl`);
+    const lines = oddSessionLines();
+    lines[PRUNED_LINE] = ODD_PRUNED_LINE; // a line JSON.stringify does not give back
+    const original = `${lines.join("\n")}\n`;
+    writeFileSync(file, original);
+    const session = SessionManager.open(file);
+    try {
+      pruneSession(session, { config: PRUNE_ONE, now: 1000, requestOnly: true });
+      session.rewriteFile();
+      assert.deepEqual(restorePrunedOutputs(session).restored, [PRUNED_ID]);
+      assert.equal(pruneSession(session, { config: PRUNE_ONE, now: 2000, requestOnly: true }).prunedCount, 1);
+      session.rewriteFile();
+      assert.equal(readFileSync(file, "utf8"), original);
+    } finally {
+      void session.close();
+    }
+  });
+
+  it("an older format waiting for its first write is written before the notices go in, with the originals", () => {
+    const file = join(temp.dir, `v1-${++counter}.jsonl`);
+    copyFileSync(join(import.meta.dirname, "../fixtures/real/pi-large-session.v1.jsonl"), file);
+    const session = SessionManager.open(file);
+    let pruned: string[];
+    try {
+      const result = pruneSession(session, { config: { protectTokens: 1, minimumSavings: 0 }, now: 1000, requestOnly: true });
+      pruned = result.candidates.map((c) => c.entryId);
+      assert.ok(pruned.length > 0);
+      session.appendMessage({ role: "user", content: "go on", timestamp: 5 });
+    } finally {
+      void session.close();
+    }
+    const written = readFileSync(file, "utf8");
+    assert.match(written.slice(0, written.indexOf("\n")), /"version":3/, "migrated");
+    assert.doesNotMatch(written, /"prunedAt"/, "no notice was written");
+    const reopened = SessionManager.open(file, { readOnly: true });
+    try {
+      for (const id of pruned) {
+        const entry = reopened.getEntry(id);
+        assert.ok(entry?.type === "message" && entry.message.role === "toolResult" && entry.message.prunedAt === undefined, id);
+      }
+    } finally {
+      void reopened.close();
+    }
+  });
+
+  it("a fork written since does not hold the originals: a restore does not claim it put them back", () => {
+    const file = join(temp.dir, `fork-${++counter}.jsonl`);
+    writeFileSync(file, `${oddSessionLines().join("\n")}\n`);
+    const session = SessionManager.open(file);
+    try {
+      pruneSession(session, { config: PRUNE_ONE, now: 1000, requestOnly: true });
+      const fork = session.createBranchedSession(session.getLeafId()!)!;
+      assert.notEqual(fork, file);
+      assert.deepEqual(restorePrunedOutputs(session), { restored: [], notRestored: [] });
+    } finally {
+      void session.close();
+    }
+  });
 
   it("without requestOnly (bonsai prune), the original is archived and the file rewritten", () => {
     const file = join(temp.dir, `cli-${++counter}.jsonl`);
