@@ -105,7 +105,7 @@ export class TreeIndex {
   private insert(entry: SessionEntry, refuseDuplicate: boolean, line = 0, offset = -1, length = 0): boolean {
     const role = entry.type === "message" ? entry.message?.role : undefined;
     if (!this.link(new IndexNode(entry.id, entry.parentId, entry.type, role, entry, line, offset, length), refuseDuplicate)) return false;
-    this.evidence.noteEntry(entry.type, role, entry as unknown as Record<string, unknown>);
+    this.evidence.note(entry.type, role, entry as unknown as Record<string, unknown>);
     this.all?.push(entry);
     if (entry.type === "label") {
       if (entry.label) this.labels.set(entry.targetId, entry.label);
@@ -120,7 +120,7 @@ export class TreeIndex {
    */
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean {
     if (!this.link(new IndexNode(id, parentId, type, role, undefined, line, offset, length), true)) return false;
-    this.evidence.noteEntry(type, role);
+    this.evidence.note(type, role);
     this.bodies.deferred();
     this.all = undefined;
     return true;

@@ -12,13 +12,6 @@ import type { DialectName } from "./types.js";
 const OMP_TYPES = new Set(["reset_boundary", "title_change", "model_usage", "service_tier_change", "credential_pin"]);
 const PI1_TYPES = new Set(["context_edit", "usage"]);
 
-/** The parts of an entry detection reads: its type, a message's role, and for other entries its fields. */
-export interface EntryMarks {
-  type: string;
-  role?: string;
-  fields?: Record<string, unknown>;
-}
-
 /** What the lines read so far say about the agent that wrote them. */
 export class DialectEvidence {
   private omp = false;
@@ -29,12 +22,11 @@ export class DialectEvidence {
     this.omp = true;
   }
 
-  note({ type, role, fields }: EntryMarks): void {
-    this.noteEntry(type, role, fields);
-  }
-
-  /** note() without an object per entry, for loaders adding tens of thousands. */
-  noteEntry(type: string, role: string | undefined, fields?: Record<string, unknown>): void {
+  /**
+   * What an entry shows: its type, a message's role, and for other entries its fields. Taken as
+   * arguments, not an object, since loaders note tens of thousands of entries.
+   */
+  note(type: string, role: string | undefined, fields?: Record<string, unknown>): void {
     if (OMP_TYPES.has(type)) this.omp = true;
     else if (PI1_TYPES.has(type) || role === "system") this.pi1 = true;
     else if (fields) this.noteFields(type, fields);
@@ -58,7 +50,7 @@ export function detectDialect(omp: boolean, pi1: boolean): DialectName {
 export function dialectOfEntries(entries: Iterable<{ type: string; message?: { role?: string } }>): DialectName {
   const evidence = new DialectEvidence();
   for (const entry of entries) {
-    evidence.note({ type: entry.type, role: entry.message?.role, fields: entry as unknown as Record<string, unknown> });
+    evidence.note(entry.type, entry.message?.role, entry as unknown as Record<string, unknown>);
   }
   return evidence.dialect;
 }

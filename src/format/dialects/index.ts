@@ -13,4 +13,4 @@ export const DIALECTS: Record<DialectName, Dialect> = {
 };
 
 export type { ContextSegments, ContextSettings, Dialect, DialectName } from "./types.js";
-export { DialectEvidence, detectDialect, dialectOfEntries, type EntryMarks } from "./detect.js";
+export { DialectEvidence, detectDialect, dialectOfEntries } from "./detect.js";
