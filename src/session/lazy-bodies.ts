@@ -12,9 +12,9 @@ export class LazyBodies {
   /** reads bodies that are still on disk */
   private reader: BodyReader | undefined;
 
-  /** Counts a node indexed without its body. */
-  deferred(): void {
-    this.pending++;
+  /** Counts nodes indexed without their body. */
+  deferred(count: number): void {
+    this.pending += count;
   }
 
   /** The reader for the deferred bodies; closed as soon as every body is read. */

@@ -5,20 +5,26 @@
  * and model source on its path (index-node.ts), so a leaf's context is built from the entries after
  * the latest compaction, and the last one is remembered (context-memo.ts); the forest is built in
  * forest.ts. Each entry knows where its line is in the store while it is what the line says, so a
- * rewrite copies the line instead of serializing the entry (storedLines; docs/ARCHITECTURE.md).
+ * rewrite copies the line instead of serializing the entry (stored-lines.ts). A replay of the open
+ * index is linked only when a read needs every entry; until then the last entry's context comes
+ * from the few nodes it needs (defer, later-nodes.ts).
  */
 import type { BodyReader } from "../storage/bodies.js";
-import type { LineSource, StoredRange } from "../storage/line-source.js";
+import type { CallTable } from "../storage/load-types.js";
+import type { LineSource } from "../storage/line-source.js";
 import { contextFromPath } from "../format/context.js";
 import { DIALECTS, type Dialect, DialectEvidence } from "../format/dialects/index.js";
-import { IdTable } from "./id-table.js";
+import type { IdTable } from "./id-table.js";
 import { type PathProblem, pathToRoot } from "../format/path.js";
 import type { AgentMessage } from "../format/message-types.js";
 import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import { ContextMemo } from "./context-memo.js";
 import { buildForest } from "./forest.js";
-import { childrenOf, IndexNode, pathIds, relinkModels, sourcesModel, stepUp } from "./index-node.js";
+import { childrenOf, IndexNode, pathIds, relinkModels, stepUp } from "./index-node.js";
+import { NodeLinks } from "./node-links.js";
+import { LaterNodes } from "./later-nodes.js";
 import { LazyBodies } from "./lazy-bodies.js";
+import { StoredLines } from "./stored-lines.js";
 
 // src/index.ts, the CLI and tests take flattenTree from here
 export { flattenTree } from "./forest.js";
@@ -26,31 +32,50 @@ export { flattenTree } from "./forest.js";
 const EMPTY_CONTEXT = (): SessionContext => ({ messages: [], thinkingLevel: "off", model: null });
 
 export class TreeIndex {
-  private readonly nodes: IndexNode[] = [];
-  private readonly byId = new IdTable<IndexNode>(this.nodes, true);
-  /** children whose parent id is null or not (yet) indexed, by that id */
-  private readonly waiting = new Map<string | null, IndexNode[]>();
-  private readonly labels = new Map<string, string>();
+  /** the entries linked so far (node-links.ts) */
+  private readonly links = new NodeLinks();
+  private readonly labelled = new Map<string, string>();
+  /** a replayed open index's entries, linked on the first read that needs them (defer, later-nodes.ts) */
+  private later: LaterNodes | undefined;
   /** every entry in file order; kept only while no body is pending */
   private all: SessionEntry[] | undefined = [];
   private readonly bodies = new LazyBodies();
   private readonly memo = new ContextMemo(this.bodies);
-  /** where the lines are as read (or as last rewritten); undefined: every rewrite serializes */
-  private lines: LineSource | undefined;
-  /** where the header's line is in `lines` */
-  private headerLine: { line: number; offset: number; length: number } | undefined;
-  /** oh-my-pi's title slot before the header (format/title-slot.ts): where it is, and its text as read */
-  private titleSlot: { line: number; offset: number; length: number; text: string } | undefined;
-  /**
-   * entries changed in memory since their line was written: the message then, where the line is,
-   * and the line to write instead of serializing the entry, when the change came with one
-   */
-  private readonly edits = new Map<IndexNode, { message: AgentMessage; offset: number; text?: string }>();
+  /** where each line is in the store, and the entries changed since (stored-lines.ts) */
+  private readonly stored = new StoredLines();
   /** what the entries read so far show of the agent that wrote them (format/dialects/detect.ts) */
   private readonly evidence = new DialectEvidence();
 
   constructor(entries: Iterable<SessionEntry> = []) {
     for (const entry of entries) this.add(entry);
+  }
+
+  // every entry linked, for the reads that need them all
+  private get nodes(): IndexNode[] {
+    return this.whole().nodes;
+  }
+  private get byId(): IdTable<IndexNode> {
+    return this.whole().byId;
+  }
+  private get waiting(): Map<string | null, IndexNode[]> {
+    return this.whole().waiting;
+  }
+  private get labels(): Map<string, string> {
+    this.whole();
+    return this.labelled;
+  }
+
+  /** Links what a replay left for later, in file order, with the nodes made meanwhile. */
+  private whole(): NodeLinks {
+    const later = this.later;
+    this.later = undefined;
+    later?.drain((node, parsed) => (parsed ? this.insert(parsed, true, node) : this.links.link(node, true)));
+    return this.links;
+  }
+
+  /** How many entries are linked into the tree: all of them, unless a replayed index left them for later (defer). */
+  get linkedCount(): number {
+    return this.links.nodes.length;
   }
 
   /** How many entries context() has turned into messages so far: shows whether it reused the last one. */
@@ -59,11 +84,12 @@ export class TreeIndex {
   }
 
   get size(): number {
-    return this.nodes.length;
+    return this.links.nodes.length + (this.later?.count ?? 0);
   }
 
   /** Every entry in file order (bodies still on disk are read first). Do not mutate the array. */
   get entries(): readonly SessionEntry[] {
+    this.whole();
     if (!this.all) {
       this.bodies.load(this.nodes);
       this.all = this.nodes.map((n) => n.entry!);
@@ -82,34 +108,37 @@ export class TreeIndex {
 
   /** The last entry in file order: the leaf a reader infers from the file. */
   last(): SessionEntry | undefined {
-    const node = this.nodes[this.nodes.length - 1];
+    const node = this.later ? this.later.last() : this.links.nodes[this.links.nodes.length - 1];
     return node && this.bodies.entryOf(node);
   }
 
   /** The newest entry of a type, reading no other body. */
   findLast(type: string): SessionEntry | undefined {
+    const parsed = this.later?.lastParsed(type);
+    if (parsed !== undefined) return parsed ?? undefined; // the parsed entries tell, nothing linked
     for (let i = this.nodes.length - 1; i >= 0; i--) if (this.nodes[i].type === type) return this.bodies.entryOf(this.nodes[i]);
     return undefined;
   }
 
   /** Adds an entry; a later entry with an id already indexed takes that id over. */
   add(entry: SessionEntry): void {
-    this.insert(entry, false);
+    this.whole();
+    this.insert(entry, false, nodeOf(entry));
   }
 
   /** Adds an entry unless its id is indexed (then false, nothing changed), read from `line` at `offset` for `length` bytes (-1: none). For loaders. */
   addIfNew(entry: SessionEntry, line = 0, offset = -1, length = 0): boolean {
-    return this.insert(entry, true, line, offset, length);
+    this.whole();
+    return this.insert(entry, true, nodeOf(entry, line, offset, length));
   }
 
-  private insert(entry: SessionEntry, refuseDuplicate: boolean, line = 0, offset = -1, length = 0): boolean {
-    const role = entry.type === "message" ? entry.message?.role : undefined;
-    if (!this.link(new IndexNode(entry.id, entry.parentId, entry.type, role, entry, line, offset, length), refuseDuplicate)) return false;
-    this.evidence.note(entry.type, role, entry as unknown as Record<string, unknown>);
+  private insert(entry: SessionEntry, refuseDuplicate: boolean, node: IndexNode): boolean {
+    if (!this.links.link(node, refuseDuplicate)) return false;
+    this.evidence.note(entry.type, node.role, entry as unknown as Record<string, unknown>);
     this.all?.push(entry);
     if (entry.type === "label") {
-      if (entry.label) this.labels.set(entry.targetId, entry.label);
-      else this.labels.delete(entry.targetId);
+      if (entry.label) this.labelled.set(entry.targetId, entry.label);
+      else this.labelled.delete(entry.targetId);
     }
     return true;
   }
@@ -119,16 +148,28 @@ export class TreeIndex {
    * attachBodies() gives the reader that fetches it. For loaders.
    */
   addDeferred(type: string, id: string, parentId: string | null, role: string | undefined, line: number, offset: number, length: number): boolean {
-    if (!this.link(new IndexNode(id, parentId, type, role, undefined, line, offset, length), true)) return false;
+    this.whole();
+    if (!this.links.link(new IndexNode(id, parentId, type, role, undefined, line, offset, length), true)) return false;
     this.evidence.note(type, role);
-    this.bodies.deferred();
+    this.bodies.deferred(1);
     this.all = undefined;
+    return true;
+  }
+
+  /** EntrySink.defer: a replay's calls, linked when first needed (later-nodes.ts). For loaders. */
+  defer(calls: CallTable, entries: readonly SessionEntry[]): boolean {
+    if (this.links.nodes.length > 0 || this.later) return false;
+    const later = new LaterNodes(calls, entries);
+    later.evidence((type, role, fields) => this.evidence.note(type, role, fields));
+    this.bodies.deferred(later.deferred);
+    if (later.deferred > 0) this.all = undefined;
+    this.later = later;
     return true;
   }
 
   /** EntrySink.expect: `distinct` ids (none indexed yet) are placed in the table on the first lookup. For loaders. */
   expect(count: number, distinct = false): void {
-    this.byId.expect(count, distinct && this.nodes.length === 0);
+    this.links.byId.expect(count, distinct && this.links.nodes.length === 0);
   }
 
   /** The reader for the bodies of deferred entries; the index closes it once every body is read. */
@@ -138,12 +179,12 @@ export class TreeIndex {
 
   /** Where the header's line is. For loaders. */
   headerAt(line: number, offset: number, length: number): void {
-    this.headerLine = { line, offset, length };
+    this.stored.headerLine = { line, offset, length };
   }
 
   /** Where oh-my-pi's title slot is, the line before the header, and its text as read. For loaders. */
   titleSlotAt(line: number, offset: number, length: number, text: string): void {
-    this.titleSlot = { line, offset, length, text };
+    this.stored.titleSlot = { line, offset, length, text };
     this.evidence.titleSlot();
   }
 
@@ -154,49 +195,7 @@ export class TreeIndex {
 
   /** Where the lines the entries were read from are, to copy unchanged ones into a rewrite. For loaders. */
   attachLines(lines: LineSource): void {
-    this.lines = lines;
-  }
-
-  /** Indexes `node`; with `refuseDuplicate`, an id already indexed makes it return false and change nothing. */
-  private link(node: IndexNode, refuseDuplicate: boolean): boolean {
-    // Most entries hang off the entry written just before them: no lookup needed then.
-    const last = this.nodes[this.nodes.length - 1];
-    let parent = node.parentId === null ? undefined : last?.id === node.parentId ? last : this.byId.get(node.parentId);
-    if (!this.byId.put(node.id, this.nodes.length, !refuseDuplicate)) return false;
-    if (parent === node) parent = undefined;
-    if (parent) {
-      node.parent = parent;
-      node.parentId = parent.id; // one string per id, not one per reference
-      if (parent.lastChild) parent.lastChild.nextSibling = node;
-      else parent.firstChild = node;
-      parent.lastChild = node;
-      if (parent.rooted) {
-        node.rooted = true;
-        node.compaction = parent.compaction;
-        node.thinking = parent.thinking;
-        node.model = parent.model;
-      }
-    } else {
-      node.rooted = node.parentId === null;
-      const siblings = this.waiting.get(node.parentId);
-      if (siblings) siblings.push(node);
-      else this.waiting.set(node.parentId, [node]);
-    }
-    if (node.type === "compaction") node.compaction = node;
-    else if (node.type === "thinking_level_change") node.thinking = node;
-    else if (sourcesModel(node)) node.model = node;
-    // children that came first (a file with a parent after its child) are adopted now
-    const early = this.waiting.size > 1 || !this.waiting.has(null) ? this.waiting.get(node.id) : undefined;
-    if (early) {
-      this.waiting.delete(node.id);
-      for (const child of early) {
-        if (node.lastChild) node.lastChild.nextSibling = child;
-        else node.firstChild = child;
-        node.lastChild = child;
-      }
-    }
-    this.nodes.push(node);
-    return true;
+    this.stored.lines = lines;
   }
 
   children(id: string | null): readonly SessionEntry[] {
@@ -243,6 +242,8 @@ export class TreeIndex {
    */
   context(leafId: string | null | undefined, onProblem?: (p: PathProblem) => void): SessionContext {
     if (leafId === null) return EMPTY_CONTEXT();
+    const beforeLinking = this.later && (leafId === undefined || leafId === this.later.lastId()) ? this.earlyContext(this.later) : undefined;
+    if (beforeLinking) return beforeLinking;
     const leaf = (leafId ? this.byId.get(leafId) : undefined) ?? this.nodes[this.nodes.length - 1];
     if (!leaf) return EMPTY_CONTEXT();
     const dialect = this.dialect;
@@ -251,6 +252,17 @@ export class TreeIndex {
     if (!dialect.settingsFromLatest) return contextFromPath(this.branch(leaf.id, onProblem), dialect);
     // no context from the memo: the leaf's model source was replaced by another role's message
     return this.memo.context(leaf, dialect) ?? contextFromPath(this.branch(leaf.id, onProblem), dialect);
+  }
+
+  /** The last entry's context from the few nodes it needs, while a replay is not linked (later-nodes.ts); undefined when they cannot tell. */
+  private earlyContext(later: LaterNodes): SessionContext | undefined {
+    const dialect = this.dialect;
+    if (!dialect.settingsFromLatest) {
+      const path = later.lastPath();
+      return path && contextFromPath(this.bodies.load(path), dialect);
+    }
+    const leaf = later.contextLeaf();
+    return leaf && this.memo.context(leaf, dialect);
   }
 
   /**
@@ -263,18 +275,18 @@ export class TreeIndex {
     const node = this.byId.get(id);
     const entry = node && this.bodies.entryOf(node);
     if (!node || entry?.type !== "message") throw new Error(`Entry ${id} is not a message entry of this session`);
-    let edit = this.edits.get(node);
+    let edit = this.stored.edits.get(node);
     if (!edit) {
       // the stored line no longer says what the entry does: a rewrite serializes it (or writes `line`)
       if (message !== entry.message) {
         edit = { message: entry.message, offset: node.offset };
-        this.edits.set(node, edit);
+        this.stored.edits.set(node, edit);
         node.offset = -1;
       }
     } else if (message === edit.message) {
       // back to what its line says (a failed rewrite undone): the line is copied again
       node.offset = edit.offset;
-      this.edits.delete(node);
+      this.stored.edits.delete(node);
       edit = undefined;
     }
     if (edit) edit.text = line;
@@ -287,63 +299,16 @@ export class TreeIndex {
   }
 
   /**
-   * The session as lines for a rewrite of its store: the header, then every entry in file order.
-   * A line whose entry is unchanged since it was read is copied from the store byte for byte
-   * (docs/ARCHITECTURE.md, storage decisions), so numbers beyond a double, escapes, spacing, key
-   * order and keys written twice survive; only new and changed entries are serialized, and the
-   * header when `headerChanged`. Bodies still in the file are not read. Throws when the store no
-   * longer holds a line where it was read (another program changed it), before anything is written.
+   * The session as lines for a rewrite of its store: the header, then every entry in file order,
+   * each unchanged one copied from the store byte for byte (StoredLines.forRewrite).
    */
   storedLines(header: SessionHeader, headerChanged: boolean): string[] {
-    // omp's title slot goes first, copied as the store holds it now: omp may have retitled in place
-    const slot = this.titleSlot ? 1 : 0;
-    const out = new Array<string>(this.nodes.length + 1 + slot);
-    const source = this.lines;
-    // without a source (a loader that did not attach one) every line is serialized, as it was read
-    if (!source) this.bodies.load(this.nodes);
-    const copied: StoredRange[] = [];
-    const at: number[] = [];
-    if (this.titleSlot) {
-      if (source) {
-        copied.push({ id: "", titleSlot: true, ...this.titleSlot });
-        at.push(0);
-      } else out[0] = this.titleSlot.text;
-    }
-    if (source && this.headerLine && !headerChanged) {
-      copied.push({ id: header.id, ...this.headerLine });
-      at.push(slot);
-    } else out[slot] = JSON.stringify(header);
-    for (let i = 0; i < this.nodes.length; i++) {
-      const node = this.nodes[i];
-      if (source && node.offset >= 0) {
-        copied.push(node);
-        at.push(i + 1 + slot);
-      } else out[i + 1 + slot] = (this.edits.size > 0 ? this.edits.get(node)?.text : undefined) ?? JSON.stringify(node.entry);
-    }
-    if (copied.length > 0) {
-      const texts = source!.texts(copied);
-      for (let k = 0; k < texts.length; k++) out[at[k]] = texts[k];
-    }
-    return out;
+    return this.stored.forRewrite(this.nodes, header, headerChanged, () => this.bodies.load(this.nodes));
   }
 
   /** The line each entry of `ids` has in the store, when unchanged since read or last rewritten, or given with its change (replaceMessage); else undefined. */
   storedLinesOf(ids: readonly string[]): (string | undefined)[] {
-    const out = new Array<string | undefined>(ids.length).fill(undefined);
-    const found: IndexNode[] = [];
-    const at: number[] = [];
-    ids.forEach((id, i) => {
-      const node = this.byId.get(id);
-      if (node && node.offset >= 0 && this.lines) {
-        found.push(node);
-        at.push(i);
-      } else if (node) out[i] = this.edits.get(node)?.text;
-    });
-    if (found.length > 0) {
-      const texts = this.lines!.texts(found);
-      for (let k = 0; k < texts.length; k++) out[at[k]] = texts[k];
-    }
-    return out;
+    return this.stored.linesOf(ids.map((id) => this.byId.get(id)));
   }
 
   /**
@@ -352,23 +317,7 @@ export class TreeIndex {
    * still on disk are read from the new file from now on.
    */
   rewritten(lines: readonly string[]): void {
-    const slot = this.titleSlot ? 1 : 0;
-    if (lines.length !== this.nodes.length + 1 + slot) throw new Error(`a rewrite of ${lines.length} lines does not match ${this.nodes.length} entries`);
-    this.edits.clear();
-    if (!this.lines) return;
-    this.lines = this.lines.rewritten(lines);
-    this.bodies.close(); // its descriptor is on the replaced file; the next read opens the new one
-    // each line's place in the new file, in order: the title slot, the header, the entries
-    let offset = 0;
-    const place = (index: number) => {
-      const length = Buffer.byteLength(lines[index], "utf8");
-      const at = { line: index + 1, offset, length };
-      offset += length + 1;
-      return at;
-    };
-    if (this.titleSlot) this.titleSlot = { ...place(0), text: lines[0] };
-    this.headerLine = place(slot);
-    for (let i = 0; i < this.nodes.length; i++) Object.assign(this.nodes[i], place(i + 1 + slot));
+    if (this.stored.rewritten(lines, this.nodes)) this.bodies.close(); // its descriptor is on the replaced file; the next read opens the new one
   }
 
   /** The forest of entries (see buildForest); every body is read first, in file order. */
@@ -395,3 +344,6 @@ export class TreeIndex {
     this.memo.forget(); // a closed session is rarely read again: do not keep its path alive
   }
 }
+
+const nodeOf = (entry: SessionEntry, line = 0, offset = -1, length = 0) =>
+  new IndexNode(entry.id, entry.parentId, entry.type, entry.type === "message" ? entry.message?.role : undefined, entry, line, offset, length);

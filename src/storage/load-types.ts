@@ -67,6 +67,24 @@ export interface LoadedSession {
 export type BodyLoading = "eager" | "parsed" | "checked" | "trusted";
 
 /**
+ * The calls of a decoded index, read one at a time in any order (open-index-codec.ts; kindOf, typeOf and roleOf in open-index.ts read `packed`): what lets
+ * a sink take a replay whole and link each entry only when something reaches it (EntrySink.defer).
+ */
+export interface CallTable {
+  readonly count: number;
+  /** the types and roles `packed` points at (kindOf, typeOf, roleOf) */
+  readonly names: readonly string[];
+  packed(call: number): number;
+  /** -1 for none, else where the parent's id is among idAt's: a deferred call's own below `count`, else one no deferred call has */
+  parent(call: number): number;
+  /** a deferred call's id (below `count`; "" for the other kinds), then the parent ids no deferred call has */
+  idAt(at: number): string;
+  line(call: number): number;
+  offset(call: number): number;
+  length(call: number): number;
+}
+
+/**
  * Where the entries of a current (v3) file go as they are read: the session layer's tree index
  * implements it, so storage reads into it without depending on it (docs/ARCHITECTURE.md, layers).
  */
@@ -85,6 +103,11 @@ export interface EntrySink {
    * doubling; `distinct`: their ids are distinct, so none of them is refused as a duplicate
    */
   expect?(count: number, distinct?: boolean): void;
+  /**
+   * takes a replay of an open index whole, its calls all of distinct ids (open-index.ts): `entries`
+   * are the parsed entries of its ENTRY calls, in order; false when it would rather have each call
+   */
+  defer?(calls: CallTable, entries: readonly SessionEntry[]): boolean;
   /** where the header's line is (a current file's only: an older one is migrated, every line rewritten) */
   headerAt?(line: number, offset: number, length: number): void;
   /** where oh-my-pi's title slot is, the line before the header (format/title-slot.ts), which a rewrite copies first */

@@ -12,6 +12,7 @@
  * that does not add up, decodes to undefined.
  */
 import { createHash } from "node:crypto";
+import type { CallTable } from "./load-types.js";
 import { type CallColumns, type CallSource, type CallVisitor, DEFERRED, kindOf, roleOf, typeOf } from "./open-index.js";
 
 const MAGIC = "bonsaiIx";
@@ -147,7 +148,17 @@ export function decodeIndex(data: Buffer): { head: IndexHead; calls: CallSource 
       visit(DEFERRED, typeOf(packed, names)!, last, parentId, roleOf(packed, names)!, fields[4 * i], offsets[i], fields[4 * i + 1]);
     }
   };
-  return { head, calls: Object.assign(source, { count: n }) };
+  const table: CallTable = {
+    count: n,
+    names,
+    packed: (i) => fields[4 * i + 3],
+    parent: (i) => fields[4 * i + 2],
+    idAt,
+    line: (i) => fields[4 * i],
+    offset: (i) => offsets[i],
+    length: (i) => fields[4 * i + 1],
+  };
+  return { head, calls: Object.assign(source, { count: n, table }) };
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

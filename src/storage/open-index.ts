@@ -8,13 +8,13 @@
  */
 import type { BodyReader } from "./bodies.js";
 import type { LineSource } from "./line-source.js";
-import type { EntrySink } from "./load-types.js";
+import type { CallTable, EntrySink } from "./load-types.js";
 import type { SessionEntry, SessionHeader } from "../format/entry-types.js";
 import { validateEntry, validateHeader } from "../format/validate.js";
 import { isTitleSlot } from "../format/title-slot.js";
 
 export const DEFERRED = 0;
-const ENTRY = 1;
+export const ENTRY = 1;
 const HEADER = 2;
 const TITLE_SLOT = 3;
 
@@ -173,7 +173,7 @@ export class RecordingSink implements EntrySink {
 /** Each call, in order, as its fields: how a replay reads calls without building them (open-index-codec.ts). */
 export type CallVisitor = (kind: number, type: string, id: string, parentId: string | null, role: string | null, line: number, offset: number, length: number) => void;
 /** Makes the calls; `rangesOnly` leaves out the deferred ones (no id strings made), for a pass over the lines the index points at. */
-export type CallSource = ((visit: CallVisitor, rangesOnly?: boolean) => void) & { readonly count?: number };
+export type CallSource = ((visit: CallVisitor, rangesOnly?: boolean) => void) & { readonly count?: number; readonly table?: CallTable };
 
 /** What a replay read back from the file: the header and title slot a resumed reader starts from. */
 export interface Replayed {
@@ -217,6 +217,14 @@ export function replaySinkCalls(source: CallSource, index: EntrySink, read: (off
   }, true);
   if (bad || !header) return undefined;
   if (source.count !== undefined) index.expect?.(source.count - others, distinct);
+  // a sink that links entries when they are reached takes the calls as they are
+  if (distinct && source.table && index.defer?.(source.table, entries)) {
+    source((kind, _type, _id, _parentId, _role, line, offset, length) => {
+      if (kind === HEADER) index.headerAt?.(line, offset, length);
+      else if (kind === TITLE_SLOT) index.titleSlotAt?.(line, offset, length, titleSlotText!);
+    }, true);
+    return { header, ...(titleSlotText !== undefined && { titleSlotText }) };
+  }
   let next = 0;
   source((kind, type, id, parentId, role, line, offset, length) => {
     if (kind === DEFERRED) index.addDeferred(type, id, parentId, role ?? undefined, line, offset, length);
