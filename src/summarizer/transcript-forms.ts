@@ -256,13 +256,16 @@ function readOmpLegacy(text: string): TranscriptPart[] {
  * character of a transcript in none of these forms (the usual case) and this runs on every one.
  */
 function startsAPart(markers: readonly string[]): (text: string) => boolean {
-  return (text) =>
-    markers.some((marker) => {
-      for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + 1)) {
-        if (at === 0 || (at >= 2 && text.charCodeAt(at - 1) === 10 && text.charCodeAt(at - 2) === 10)) return true;
-      }
-      return false;
-    });
+  // one pass over the blank lines, not one per marker: every marker opens with the same character
+  const opening = markers[0][0];
+  if (markers.some((marker) => marker[0] !== opening)) throw new Error("startsAPart: the markers must open with the same character");
+  const blankThen = `\n\n${opening}`;
+  const startsHere = (text: string, at: number) => markers.some((marker) => text.startsWith(marker, at));
+  return (text) => {
+    if (startsHere(text, 0)) return true;
+    for (let at = text.indexOf(blankThen); at >= 0; at = text.indexOf(blankThen, at + 1)) if (startsHere(text, at + 2)) return true;
+    return false;
+  };
 }
 
 /** Checked in order: a form whose signature another form's text may quote comes first. */
