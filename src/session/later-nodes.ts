@@ -83,8 +83,9 @@ export class LaterNodes {
   /**
    * The last entry's node with what a context needs (context-memo.ts): its path up to where its
    * context starts as parent links, and its nearest compaction, thinking level change and model
-   * source. Undefined when that cannot be told from the columns (a parent that comes later or is
-   * missing, a compaction whose first kept entry is not above it): the index links everything.
+   * source. Undefined when that cannot be told from the columns (a parent on the path that comes
+   * later or is missing, a compaction whose first kept entry is not above it): the index links
+   * everything.
    */
   contextLeaf(): IndexNode | undefined {
     if (this.lastCall < 0) return undefined;
@@ -92,15 +93,15 @@ export class LaterNodes {
     let compaction = -1;
     let thinking = -1;
     let model = -1;
-    // up from the leaf until all three are found (the thinking level may be set at the root)
-    for (let call = this.lastCall; call >= 0 && (compaction < 0 || thinking < 0 || model < 0); ) {
+    // up from the leaf to a root: the three may be set anywhere above, and only a path that ends
+    // at a root is one a link would call rooted (else the reader walks it, and warns of its problem)
+    for (let call = this.lastCall; call !== -1; call = this.parentOf(call)) {
+      if (call === UNKNOWN) return undefined;
       if (compaction < 0) chain.push(call);
       const type = this.typeAt(call);
       if (type === "compaction") compaction = compaction < 0 ? call : compaction;
       else if (type === "thinking_level_change") thinking = thinking < 0 ? call : thinking;
       else if (model < 0 && this.setsModel(call)) model = call;
-      call = this.parentOf(call);
-      if (call === UNKNOWN) return undefined;
     }
     if (compaction >= 0) {
       // on up to the entry the compaction keeps first, which must be above it (else the rule reads the whole path)

@@ -169,7 +169,7 @@ export class TreeIndex {
 
   /** EntrySink.expect: `distinct` ids (none indexed yet) are placed in the table on the first lookup. For loaders. */
   expect(count: number, distinct = false): void {
-    this.links.byId.expect(count, distinct && this.links.nodes.length === 0);
+    this.links.byId.expect(count, distinct && this.links.nodes.length === 0 && !this.later);
   }
 
   /** The reader for the bodies of deferred entries; the index closes it once every body is read. */

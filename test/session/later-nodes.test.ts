@@ -102,6 +102,14 @@ function shapes(): { name: string; text: string; early: boolean }[] {
   parentAfterChild.add({ type: "message", message: assistant("the parent") }, "e1", "late");
   parentAfterChild.add({ type: "message", message: assistant("the leaf") }, "early");
 
+  // a missing parent far above the compaction: the eager read warns of it, so must this one
+  const missingParent = new Lines();
+  missingParent.add({ type: "message", message: user("under a parent that is not there") }, "missing");
+  missingParent.add({ type: "thinking_level_change", thinkingLevel: "high" });
+  const keptUnderMissing = missingParent.turns(2);
+  missingParent.add({ type: "compaction", summary: "one", firstKeptEntryId: keptUnderMissing, tokensBefore: 9 });
+  missingParent.turns(1, 2);
+
   return [
     { name: "compacted, settings at the root, a deferred entry under a compaction", text: compacted.text(), early: true },
     { name: "branched, the last entry on a side branch", text: branched.text(), early: true },
@@ -111,6 +119,7 @@ function shapes(): { name: string; text: string; early: boolean }[] {
     { name: "never compacted", text: uncompacted.text(), early: true },
     { name: "a compaction keeping no entry above it", text: keptElsewhere.text(), early: false },
     { name: "a parent after its child", text: parentAfterChild.text(), early: false },
+    { name: "a missing parent far above the leaf's compaction", text: missingParent.text(), early: false },
   ];
 }
 
@@ -160,13 +169,16 @@ function shown(session: SessionManager) {
   };
 }
 
-function read(path: string, run: (session: SessionManager) => void, readOnly = true): void {
-  const session = SessionManager.open(path, { readOnly });
+/** Runs `run` on the session at `path`; the warnings it heard. */
+function read(path: string, run: (session: SessionManager) => void, readOnly = true): string[] {
+  const warnings: string[] = [];
+  const session = SessionManager.open(path, { readOnly, onWarning: (w) => warnings.push(w) });
   try {
     run(session);
   } finally {
     session.close();
   }
+  return warnings;
 }
 
 describe("an open through the index links entries when they are needed", () => {
@@ -175,12 +187,13 @@ describe("an open through the index links entries when they are needed", () => {
       const path = join(dir, `shape-${i}.jsonl`);
       writeFileSync(path, shape.text);
       let full: ReturnType<typeof shown> | undefined;
-      withoutIndex(() => read(path, (s) => (full = shown(s))));
+      const fullWarnings = withoutIndex(() => read(path, (s) => (full = shown(s))));
       withIndex(() => read(path, () => undefined)); // writes the index
       assert.ok(withIndex(() => existsSync(openIndexPath(path)!.where)), "the first open wrote an index");
       let replayed: ReturnType<typeof shown> | undefined;
-      withIndex(() => read(path, (s) => (replayed = shown(s))));
+      const replayedWarnings = withIndex(() => read(path, (s) => (replayed = shown(s))));
       assert.deepEqual(replayed!.seen, full!.seen);
+      assert.deepEqual(replayedWarnings, fullWarnings);
       const size = full!.seen.size;
       // the context came from the few nodes it needs, or from every entry linked when the columns cannot tell it
       assert.equal(replayed!.linkedAfterContext, shape.early ? 0 : size);
