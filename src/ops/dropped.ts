@@ -77,18 +77,25 @@ function spanTexts(span: readonly SessionEntry[]): { transcript: string; entryOf
     const message = messageFromEntry(entry);
     return message ? serializeConversation(convertToLlm([message])) : "";
   });
-  // NUL ends each entry's text: no fact holds one (normalizing keeps it), so no match spans two entries
-  const raw = joinedWithStarts(own, "\0");
+  // the transcript is searched as it is: a fact on one line cannot reach across the blank line
+  // between two entries' texts (one with a line break, which a text holds only escaped, is looked for normalized)
+  const shown = own.flatMap((text, i) => (text === "" ? [] : [i]));
+  const joined = joinedWithStarts(
+    shown.map((i) => own[i]),
+    "\n\n",
+  );
+  // normalized, NUL ends each entry's text: no fact holds one (normalizing keeps it), so no match spans two entries
   let normalized: { text: string; starts: number[] } | undefined;
   const entryOf = (fact: EvalFact): string | null => {
-    const at = fact.text ? raw.text.indexOf(fact.text) : -1;
-    if (at >= 0) return span[lastAtOrBefore(raw.starts, at)].id;
+    if (!fact.text) return null;
+    const at = fact.text.includes("\n") ? -1 : joined.text.indexOf(fact.text);
+    if (at >= 0) return span[shown[lastAtOrBefore(joined.starts, at)]].id;
     normalized ??= joinedWithStarts(own.map(normalizeForMatch), "\0");
     const needle = normalizeForMatch(fact.text);
     const loose = needle ? normalized.text.indexOf(needle) : -1;
     return loose < 0 ? null : span[lastAtOrBefore(normalized.starts, loose)].id;
   };
-  return { transcript: own.filter((text) => text !== "").join("\n\n"), entryOf };
+  return { transcript: joined.text, entryOf };
 }
 
 /** `texts` joined by `separator`, with where each one starts. */

@@ -43,6 +43,25 @@ describe("what a compaction dropped", () => {
     assert.deepEqual(drops.dropped.filter((d) => /port 8080/.test(d.text)), [], "the corrected port is not a fact to keep");
   });
 
+  it("links each fact to the first entry holding it, past entries without a message", async () => {
+    const file = join(dir, "links.jsonl");
+    const s = SessionManager.open(file);
+    const ids = {
+      ask: s.appendMessage(messageOf(u("Write the report generator for the billing team."))),
+      note: s.appendCustomEntry("other.agent", { seen: "src/report.ts" }), // no message: holds nothing a fact is found in
+      write: s.appendMessage(messageOf(a("", { calls: [{ name: "write", args: { path: "src/report.ts", content: "x" } }] }))),
+      result: s.appendMessage(messageOf(tr("Wrote src/report.ts", "write"))),
+      again: s.appendMessage(messageOf(u("Also mention src/report.ts in the changelog."))),
+      kept: s.appendMessage(messageOf(u("Now the totals."))),
+    };
+    s.appendCompaction("## Goal\nA report.", ids.kept, 1000);
+    s.close();
+    const [drops] = (await droppedReport(file)).compactions;
+    const byText = new Map(drops.dropped.map((d) => [d.text, d]));
+    assert.equal(byText.get("src/report.ts")?.entryId, ids.write, JSON.stringify(drops.dropped));
+    assert.equal(byText.get("Also mention src/report.ts in the changelog.")?.entryId, ids.again);
+  });
+
   it("lists nothing the summary mentions", async () => {
     const file = join(dir, "full.jsonl");
     session(file, "## Goal\nPaging for `listInvoices` in src/invoices.ts: No, not 8080, use 8443. Always keep `pageSize` at most 200.\nDone: `listInvoices` pages with `pageSize` up to 200 on 8443.");
