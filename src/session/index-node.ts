@@ -58,9 +58,21 @@ export function relinkModels(top: IndexNode): void {
 
 /** Whether an entry sets the model for the entries below it (see TreeIndex.link). */
 export function sourcesModel(node: IndexNode): boolean {
-  if (node.role === "assistant") return true;
-  return node.type === "model_change" && modelFromChange(node.entry as Parameters<typeof modelFromChange>[0]) !== undefined;
+  return setsModel(node.type, node.role, node.entry);
 }
+
+/** sourcesModel of an entry by its type, role and (for a model change, which is always parsed) the entry. */
+export function setsModel(type: string, role: string | undefined, entry: SessionEntry | undefined): boolean {
+  if (role === "assistant") return true;
+  return type === "model_change" && modelFromChange(entry as Parameters<typeof modelFromChange>[0]) !== undefined;
+}
+
+/** A message's role; undefined for the other entries. */
+export const roleOfEntry = (entry: SessionEntry): string | undefined => (entry.type === "message" ? entry.message?.role : undefined);
+
+/** A node for a parsed entry, read from `line` at `offset` for `length` bytes (-1: no such line). */
+export const entryNode = (entry: SessionEntry, line = 0, offset = -1, length = 0): IndexNode =>
+  new IndexNode(entry.id, entry.parentId, entry.type, roleOfEntry(entry), entry, line, offset, length);
 
 export function childrenOf(node: IndexNode): IndexNode[] {
   const out: IndexNode[] = [];

@@ -9,7 +9,7 @@
 import type { CallTable } from "../storage/load-types.js";
 import { DEFERRED, ENTRY, kindOf, roleOf, typeOf } from "../storage/open-index.js";
 import type { CompactionEntry, SessionEntry } from "../format/entry-types.js";
-import { IndexNode, sourcesModel } from "./index-node.js";
+import { entryNode, IndexNode, roleOfEntry, setsModel } from "./index-node.js";
 
 /** What a walk up the columns cannot follow: the index then links every entry instead. */
 const UNKNOWN = -2;
@@ -157,7 +157,7 @@ export class LaterNodes {
   private newNode(call: number): IndexNode {
     const { calls } = this;
     const entry = this.parsed.get(call);
-    if (entry) return new IndexNode(entry.id, entry.parentId, entry.type, roleOfEntry(entry), entry, calls.line(call), calls.offset(call), calls.length(call));
+    if (entry) return entryNode(entry, calls.line(call), calls.offset(call), calls.length(call));
     const packed = calls.packed(call);
     const parent = calls.parent(call);
     const parentId = parent < 0 ? null : calls.idAt(parent);
@@ -180,8 +180,8 @@ export class LaterNodes {
   /** Whether the entry sets the model below it, as TreeIndex.link tells (sourcesModel). */
   private setsModel(call: number): boolean {
     const entry = this.isParsed(call) ? this.parsed.get(call)! : undefined;
-    if (!entry) return roleOf(this.calls.packed(call), this.calls.names) === "assistant";
-    return sourcesModel({ type: entry.type, role: roleOfEntry(entry), entry } as IndexNode);
+    if (!entry) return setsModel(this.typeAt(call), roleOf(this.calls.packed(call), this.calls.names) ?? undefined, undefined);
+    return setsModel(entry.type, roleOfEntry(entry), entry);
   }
 
   /** The call of the entry's parent, an earlier one: -1 for a root, UNKNOWN for anything else. */
@@ -211,8 +211,6 @@ export class LaterNodes {
     return UNKNOWN;
   }
 }
-
-const roleOfEntry = (entry: SessionEntry): string | undefined => (entry.type === "message" ? entry.message?.role : undefined);
 
 /** A node as it was made, before any link: how TreeIndex.link expects a new one. */
 function unlink(node: IndexNode): void {

@@ -20,7 +20,7 @@ import type { AgentMessage } from "../format/message-types.js";
 import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import { ContextMemo } from "./context-memo.js";
 import { buildForest } from "./forest.js";
-import { childrenOf, IndexNode, pathIds, relinkModels, stepUp } from "./index-node.js";
+import { childrenOf, entryNode, IndexNode, pathIds, relinkModels, stepUp } from "./index-node.js";
 import { NodeLinks } from "./node-links.js";
 import { LaterNodes } from "./later-nodes.js";
 import { LazyBodies } from "./lazy-bodies.js";
@@ -123,13 +123,13 @@ export class TreeIndex {
   /** Adds an entry; a later entry with an id already indexed takes that id over. */
   add(entry: SessionEntry): void {
     this.whole();
-    this.insert(entry, false, nodeOf(entry));
+    this.insert(entry, false, entryNode(entry));
   }
 
   /** Adds an entry unless its id is indexed (then false, nothing changed), read from `line` at `offset` for `length` bytes (-1: none). For loaders. */
   addIfNew(entry: SessionEntry, line = 0, offset = -1, length = 0): boolean {
     this.whole();
-    return this.insert(entry, true, nodeOf(entry, line, offset, length));
+    return this.insert(entry, true, entryNode(entry, line, offset, length));
   }
 
   private insert(entry: SessionEntry, refuseDuplicate: boolean, node: IndexNode): boolean {
@@ -344,6 +344,3 @@ export class TreeIndex {
     this.memo.forget(); // a closed session is rarely read again: do not keep its path alive
   }
 }
-
-const nodeOf = (entry: SessionEntry, line = 0, offset = -1, length = 0) =>
-  new IndexNode(entry.id, entry.parentId, entry.type, entry.type === "message" ? entry.message?.role : undefined, entry, line, offset, length);

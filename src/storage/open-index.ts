@@ -194,10 +194,15 @@ export function replaySinkCalls(source: CallSource, index: EntrySink, read: (off
   let others = 0;
   let header: SessionHeader | undefined;
   let titleSlotText: string | undefined;
+  /** where the header and the title slot are, for a sink that takes the other calls whole */
+  let headerRange: [number, number, number] | undefined;
+  let titleSlotRange: [number, number, number] | undefined;
   let bad = false;
-  source((kind, _type, _id, _parentId, _role, _line, offset, length) => {
+  source((kind, _type, _id, _parentId, _role, line, offset, length) => {
     if (kind === DEFERRED || bad) return;
     if (kind !== ENTRY) others++;
+    if (kind === HEADER) headerRange = [line, offset, length];
+    else if (kind === TITLE_SLOT) titleSlotRange = [line, offset, length];
     const text = read(offset, length);
     let value: unknown;
     try {
@@ -219,10 +224,8 @@ export function replaySinkCalls(source: CallSource, index: EntrySink, read: (off
   if (source.count !== undefined) index.expect?.(source.count - others, distinct);
   // a sink that links entries when they are reached takes the calls as they are
   if (distinct && source.table && index.defer?.(source.table, entries)) {
-    source((kind, _type, _id, _parentId, _role, line, offset, length) => {
-      if (kind === HEADER) index.headerAt?.(line, offset, length);
-      else if (kind === TITLE_SLOT) index.titleSlotAt?.(line, offset, length, titleSlotText!);
-    }, true);
+    if (headerRange) index.headerAt?.(...headerRange);
+    if (titleSlotRange) index.titleSlotAt?.(...titleSlotRange, titleSlotText!);
     return { header, ...(titleSlotText !== undefined && { titleSlotText }) };
   }
   let next = 0;
