@@ -2,8 +2,8 @@
  * What each compaction on a branch dropped: the facts of the span it summarized (requests, files
  * changed, errors still open, identifiers, constraints and decisions that still held, the open
  * question; the same extraction and lifecycle as the coverage check and `bonsai eval`) that its
- * summary does not mention, each linked to the entry it first appears in (verbatim, else up to
- * case, markup and spacing). The operation behind
+ * summary does not mention, each linked to the entry it was taken from (the request that named an
+ * identifier, the call that wrote a file, the result that failed). The operation behind
  * `bonsai context --dropped`. Nothing is written.
  */
 import { summarizedRange } from "../format/context.js";
@@ -11,14 +11,15 @@ import type { SessionEntry } from "../format/entry-types.js";
 import { messageFromEntry } from "../format/entry-messages.js";
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
-import { mentionedIn, normalizeForMatch } from "../summarizer/coverage.js";
-import { type EvalFact, FACT_KINDS, type FactKind, transcriptFacts } from "./eval-facts.js";
+import { mentionedIn } from "../summarizer/coverage.js";
+import { parseLayout, type TranscriptPart } from "../summarizer/extractive-parse.js";
+import { FACT_KINDS, type FactKind, partFacts } from "./eval-facts.js";
 import { readTarget, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
 
 export interface DroppedFact {
   kind: FactKind;
   text: string;
-  /** the entry of the span the fact first appears in, verbatim, else up to case, markup and spacing (null when no single entry holds it) */
+  /** the entry of the span the fact was taken from (older versions searched for it, and wrote null when no entry held it alone) */
   entryId: string | null;
 }
 
@@ -32,7 +33,7 @@ export interface CompactionDrops {
 }
 
 /** Bump when what a span's facts are, or how they are matched, changes: it names the drops a cache keeps (view/source.ts). */
-export const DROPS_FORMAT = 2;
+export const DROPS_FORMAT = 3;
 
 const isDroppedFact = (value: unknown): value is DroppedFact => {
   const fact = value as DroppedFact | null;
@@ -66,59 +67,22 @@ function summarizedSpan(path: readonly SessionEntry[], at: number): SessionEntry
 }
 
 /**
- * The span as one transcript (what spanFacts reads: each entry's part, joined by blank lines) and
- * a finder of the first entry whose own text holds a fact: verbatim, as facts are mostly quoted
- * from the transcript, else up to case, markup and spacing (files and identifiers appear in tool
- * calls too). The entries are serialized once for both, each fact is one search of the whole span
- * instead of one per entry, and the span is normalized only for a fact not found verbatim.
+ * The span's transcript parts (what serializeConversation writes for each entry, read back in its
+ * own layout: the span is bonsai's serialization, never a model's markup) and the entry each part
+ * belongs to. Each entry is read on its own, so no part reaches across two entries.
  */
-function spanTexts(span: readonly SessionEntry[]): { transcript: string; entryOf: (fact: EvalFact) => string | null } {
-  const own = span.map((entry) => {
+function spanParts(span: readonly SessionEntry[]): { parts: TranscriptPart[]; entryOfPart: number[] } {
+  const parts: TranscriptPart[] = [];
+  const entryOfPart: number[] = [];
+  span.forEach((entry, i) => {
     const message = messageFromEntry(entry);
-    return message ? serializeConversation(convertToLlm([message])) : "";
+    if (!message) return;
+    for (const part of parseLayout(serializeConversation(convertToLlm([message])))) {
+      parts.push(part);
+      entryOfPart.push(i);
+    }
   });
-  // the transcript is searched as it is: a fact on one line cannot reach across the blank line
-  // between two entries' texts (one with a line break, which a text holds only escaped, is looked for normalized)
-  const shown = own.flatMap((text, i) => (text === "" ? [] : [i]));
-  const joined = joinedWithStarts(
-    shown.map((i) => own[i]),
-    "\n\n",
-  );
-  // normalized, NUL ends each entry's text: no fact holds one (normalizing keeps it), so no match spans two entries
-  let normalized: { text: string; starts: number[] } | undefined;
-  const entryOf = (fact: EvalFact): string | null => {
-    if (!fact.text) return null;
-    const at = fact.text.includes("\n") ? -1 : joined.text.indexOf(fact.text);
-    if (at >= 0) return span[shown[lastAtOrBefore(joined.starts, at)]].id;
-    normalized ??= joinedWithStarts(own.map(normalizeForMatch), "\0");
-    const needle = normalizeForMatch(fact.text);
-    const loose = needle ? normalized.text.indexOf(needle) : -1;
-    return loose < 0 ? null : span[lastAtOrBefore(normalized.starts, loose)].id;
-  };
-  return { transcript: joined.text, entryOf };
-}
-
-/** `texts` joined by `separator`, with where each one starts. */
-function joinedWithStarts(texts: readonly string[], separator: string): { text: string; starts: number[] } {
-  const starts: number[] = [];
-  let at = 0;
-  for (const text of texts) {
-    starts.push(at);
-    at += text.length + separator.length;
-  }
-  return { text: texts.join(separator), starts };
-}
-
-/** The index of the last of the ascending `starts` at or before `at` (the first when none is). */
-function lastAtOrBefore(starts: readonly number[], at: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid] <= at) low = mid;
-    else high = mid - 1;
-  }
-  return low;
+  return { parts, entryOfPart };
 }
 
 /** The facts of the span the compaction at `at` on `path` summarized that its summary lost. */
@@ -126,10 +90,10 @@ export function droppedAt(path: readonly SessionEntry[], at: number): Compaction
   const entry = path[at];
   if (entry?.type !== "compaction") throw new Error(`entry ${at} of the path is not a compaction`);
   const span = summarizedSpan(path, at);
-  const { transcript, entryOf } = spanTexts(span);
-  const facts = transcriptFacts(transcript);
+  const { parts, entryOfPart } = spanParts(span);
+  const facts = partFacts(parts);
   const kept = mentionedIn(entry.summary);
-  const dropped = facts.filter((fact) => !kept(fact.text)).map((fact) => ({ ...fact, entryId: entryOf(fact) }));
+  const dropped = facts.filter((fact) => !kept(fact.text)).map(({ kind, text, part }) => ({ kind, text, entryId: span[entryOfPart[part]]?.id ?? null }));
   return { compactionId: entry.id, summarizedEntries: span.length, facts: facts.length, dropped };
 }
 

@@ -8,8 +8,8 @@ import type { AgentMessage } from "../format/message-types.js";
 import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
 import { normalizeForMatch } from "../summarizer/coverage.js";
-import { currentConstraints, currentDecisions, extractFacts, lastQuestion } from "../summarizer/extractive-facts.js";
-import { parseTranscript } from "../summarizer/extractive-parse.js";
+import { extractFacts, lastQuestion, placedConstraints, placedDecisions } from "../summarizer/extractive-facts.js";
+import { parseTranscript, type TranscriptPart } from "../summarizer/extractive-parse.js";
 
 export type FactKind = "file" | "identifier" | "error" | "constraint" | "decision" | "request" | "question";
 export const FACT_KINDS: readonly FactKind[] = ["file", "identifier", "error", "constraint", "decision", "request", "question"];
@@ -44,27 +44,41 @@ export function spanFacts(messages: readonly AgentMessage[]): EvalFact[] {
 
 /** spanFacts of a span already serialized (serializeConversation). */
 export function transcriptFacts(transcript: string): EvalFact[] {
-  const parts = parseTranscript(transcript);
+  return partFacts(parseTranscript(transcript)).map(({ kind, text }) => ({ kind, text }));
+}
+
+/** A fact with the index of the transcript part it was taken from. */
+export interface PartFact extends EvalFact {
+  part: number;
+}
+
+/** The facts of a span's transcript parts, each with the part it was taken from. */
+export function partFacts(parts: readonly TranscriptPart[]): PartFact[] {
   const facts = extractFacts(parts);
-  const out: EvalFact[] = [];
-  const add = (kind: FactKind, texts: Iterable<string>) => {
+  const out: PartFact[] = [];
+  const add = (kind: FactKind, found: Iterable<{ text: string; at: number }>) => {
     let n = 0;
-    for (const text of texts) {
+    for (const { text, at } of found) {
       if (n >= MAX_PER_KIND) break;
       if (!text.trim() || out.some((f) => f.kind === kind && f.text === text)) continue;
-      out.push({ kind, text });
+      // a sentence's place is its text's part plus a fraction (lifecycle.ts Placed)
+      out.push({ kind, text, part: Math.floor(at) });
       n++;
     }
   };
-  add("file", facts.fileOps.filter((op) => op.kind !== "read").map((op) => op.path));
-  add("identifier", facts.requests.flatMap(identifiers));
-  add("error", facts.openErrors.map((e) => e.line));
+  const requests = facts.said.filter((s) => s.role === "user");
+  add("file", facts.fileOps.filter((op) => op.kind !== "read").map((op) => ({ text: op.path, at: op.at })));
+  add("identifier", requests.flatMap((request) => identifiers(request.text).map((text) => ({ text, at: request.at }))));
+  add("error", facts.openErrors.map((e) => ({ text: e.line, at: e.at })));
   // only what still holds at the cut: a corrected requirement or a reversed decision is not a fact to keep
-  add("constraint", currentConstraints(facts));
-  add("decision", currentDecisions(facts));
-  if (facts.lastRequest) add("request", [requestProbe(facts.lastRequest)]);
+  add("constraint", placedConstraints(facts));
+  add("decision", placedDecisions(facts));
+  // the last request and the final answer are the last user and assistant texts said
+  const lastRequest = requests.at(-1);
+  if (facts.lastRequest && lastRequest) add("request", [{ text: requestProbe(facts.lastRequest), at: lastRequest.at }]);
   const question = lastQuestion(facts.finalAnswer);
-  if (question) add("question", [question]);
+  const finalAnswer = facts.said.findLast((s) => s.role === "assistant");
+  if (question && finalAnswer) add("question", [{ text: question, at: finalAnswer.at }]);
   return out;
 }
 

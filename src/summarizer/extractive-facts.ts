@@ -33,6 +33,8 @@ export interface OpenError {
   kind?: CheckKind;
   /** a file was changed after the failure, but the check has not run again: fixed, not verified */
   changedSince?: boolean;
+  /** index of the failing result's part in the span */
+  at: number;
 }
 
 /** An open error as one line: what failed and how, and whether a change since is still to be verified. */
@@ -183,18 +185,28 @@ const correctingSentences = (texts: readonly Placed[], pick: (text: string) => s
  * corrected ("no, not 8080, use 8443" retires "Serve it on port 8080").
  */
 export function currentConstraints(facts: Pick<ConversationFacts, "said">, older: readonly string[] = []): string[] {
+  return placedConstraints(facts, older).map((item) => item.text);
+}
+
+/** currentConstraints with each one's place: its text's part in the span (-1 for `older`), plus a fraction per sentence. */
+export function placedConstraints(facts: Pick<ConversationFacts, "said">, older: readonly string[] = []): Placed[] {
   const user = facts.said.filter((s) => s.role === "user");
   const items = placedSentences([...older.map((text) => ({ text, at: -1 })), ...user], (text) => constraintSentences([text]));
-  return currentItems(items, correctingSentences(user, (text) => sentences(proseOf(text)))).map((item) => item.text);
+  return currentItems(items, correctingSentences(user, (text) => sentences(proseOf(text))));
 }
 
 /** The assistant's decisions that still hold: less those a later sentence of the user or the assistant reversed. */
 export function currentDecisions(facts: Pick<ConversationFacts, "said">): string[] {
+  return placedDecisions(facts).map((item) => item.text);
+}
+
+/** currentDecisions with each one's place, as placedConstraints. */
+export function placedDecisions(facts: Pick<ConversationFacts, "said">): Placed[] {
   const items = placedSentences(
     facts.said.filter((s) => s.role === "assistant"),
     (text) => decisionSentences([text]),
   );
-  return currentItemsAfter(items, retirementsBy(facts, "anyone")).map((item) => item.text);
+  return currentItemsAfter(items, retirementsBy(facts, "anyone"));
 }
 
 /** The span's sentences that can retire what came before: the user's, or everyone's. */
@@ -355,7 +367,7 @@ export function extractFacts(parts: readonly TranscriptPart[]): ConversationFact
         if (call.run) call.run.ok = false;
         const subject = call.run ? codeSpan(call.run.command, 80) : op ? `${call.name} ${codeSpan(op.path)}` : call.name;
         resolve(key); // the same check failing again: its newest failure is the one that stands
-        errors.push(kind ? { subject, line: failure, key, kind } : { subject, line: failure, key });
+        errors.push(kind ? { subject, line: failure, key, kind, at: index } : { subject, line: failure, key, at: index });
         break;
       }
       default:

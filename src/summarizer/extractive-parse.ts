@@ -53,8 +53,11 @@ function toolResultPart(chunk: string): TranscriptPart | undefined {
 
 export function parseTranscript(text: string): TranscriptPart[] {
   // a transcript in a model's own markup (oh-my-pi writes ten), read by its form
-  const form = readTranscriptForm(text);
-  if (form) return form;
+  return readTranscriptForm(text) ?? parseLayout(text);
+}
+
+/** A transcript in pi's and bonsai's layout (`[User]: …`, as serializeConversation writes it) into its parts. */
+export function parseLayout(text: string): TranscriptPart[] {
   const parts: TranscriptPart[] = [];
   for (const chunk of text.split(PART_BOUNDARY)) {
     const marker = MARKERS.find(([prefix]) => chunk.startsWith(prefix));

@@ -1,6 +1,6 @@
 /**
  * Issue 28, item 4: what each compaction dropped. The facts of the summarized span the summary
- * does not mention, with the entry each first appears in; a fact the summary mentions, or one the
+ * does not mention, with the entry each was taken from; a fact the summary mentions, or one the
  * span itself retired (a corrected requirement), is not listed.
  */
 import assert from "node:assert/strict";
@@ -43,11 +43,11 @@ describe("what a compaction dropped", () => {
     assert.deepEqual(drops.dropped.filter((d) => /port 8080/.test(d.text)), [], "the corrected port is not a fact to keep");
   });
 
-  it("links each fact to the first entry holding it, past entries without a message", async () => {
+  it("links each fact to the entry it was taken from, past entries without a message", async () => {
     const file = join(dir, "links.jsonl");
     const s = SessionManager.open(file);
     const ids = {
-      ask: s.appendMessage(messageOf(u("Write the report generator for the billing team."))),
+      ask: s.appendMessage(messageOf(u("Write the report generator for the billing team into src/report.ts please."))),
       note: s.appendCustomEntry("other.agent", { seen: "src/report.ts" }), // no message: holds nothing a fact is found in
       write: s.appendMessage(messageOf(a("", { calls: [{ name: "write", args: { path: "src/report.ts", content: "x" } }] }))),
       result: s.appendMessage(messageOf(tr("Wrote src/report.ts", "write"))),
@@ -58,6 +58,7 @@ describe("what a compaction dropped", () => {
     s.close();
     const [drops] = (await droppedReport(file)).compactions;
     const byText = new Map(drops.dropped.map((d) => [d.text, d]));
+    // the file changed is linked to the call that wrote it, not to the request that first named it
     assert.equal(byText.get("src/report.ts")?.entryId, ids.write, JSON.stringify(drops.dropped));
     assert.equal(byText.get("Also mention src/report.ts in the changelog.")?.entryId, ids.again);
   });
