@@ -150,13 +150,82 @@ export const retirementsOf = (corrections: readonly Placed[]): Retirement[] =>
 /** currentItems, with the corrections' retirements read already. */
 export function currentItemsAfter<T extends Placed>(items: readonly T[], retirements: readonly Retirement[]): T[] {
   if (retirements.length === 0) return [...items];
-  // statesValue, with each pattern made once and each item's own retired values read once, when first needed
-  return items.filter((item) => {
-    let own: string[] | undefined;
-    const ownRetired = () => {
-      own ??= retiredValues(item.text);
-      return own;
-    };
-    return !retirements.some((r) => r.at > item.at && r.pattern.test(item.text) && !ownRetired().includes(r.value));
+  const retired = retiredItems(items, retirements);
+  return retired.size === 0 ? [...items] : items.filter((_, i) => !retired.has(i));
+}
+
+/** Letters and digits in a row: where a whole-token match of a value can start and end. */
+const RUN = /[\p{L}\p{N}]+/gu;
+/** A key equal for any two texts that match case-insensitively (`iu`: ſ and s, K and the Kelvin sign, ς and σ). */
+const foldKey = (text: string) => text.toUpperCase().toLowerCase();
+const NON_ASCII = /[^\x00-\x7f]/;
+/** A letter or digit of lower-cased ASCII text (NaN, past either end, is neither). */
+const isRunChar = (code: number) => (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a);
+
+/**
+ * Whether `lower` (an ASCII text, lower-cased) holds the ASCII `value` as a whole token: what the
+ * retirement's pattern answers, without compiling it (a long span retires a thousand values).
+ */
+function holdsToken(lower: string, value: string): boolean {
+  for (let at = lower.indexOf(value); at >= 0; at = lower.indexOf(value, at + 1)) {
+    if (!isRunChar(lower.charCodeAt(at - 1)) && !isRunChar(lower.charCodeAt(at + value.length))) return true;
+  }
+  return false;
+}
+
+/**
+ * The indexes of the items a later retirement names, statesValue's rule: a value retired after the
+ * item, mentioned as a whole token, that the item does not itself turn down. A long span has
+ * thousands of items and of retirements, so rather than testing every retirement's pattern on
+ * every item, each value is tested only where it can match: only its latest retirement matters,
+ * and an item of plain ASCII can hold a value only if it holds the value's first run of letters
+ * and digits as one of its own (a whole-token match starts and ends where such runs do), where an
+ * ASCII value is looked for without its pattern. Items with other characters, and values without
+ * a run, are tested against everything with the pattern, as before.
+ */
+function retiredItems(items: readonly Placed[], retirements: readonly Retirement[]): Set<number> {
+  const latest = new Map<string, Retirement>();
+  for (const r of retirements) if ((latest.get(r.value)?.at ?? Number.NEGATIVE_INFINITY) < r.at) latest.set(r.value, r);
+  const byRun = new Map<string, number[]>();
+  const unindexed: number[] = [];
+  const lowered: (string | undefined)[] = [];
+  items.forEach((item, i) => {
+    if (NON_ASCII.test(item.text)) {
+      unindexed.push(i);
+      return;
+    }
+    const lower = item.text.toLowerCase();
+    lowered[i] = lower;
+    for (const run of new Set(lower.match(RUN))) {
+      const list = byRun.get(run);
+      if (list) list.push(i);
+      else byRun.set(run, [i]);
+    }
   });
+  const everyItem = items.map((_, i) => i);
+  const own = new Map<number, string[]>();
+  const turnsDown = (i: number, value: string) => {
+    let values = own.get(i);
+    if (!values) {
+      values = retiredValues(items[i].text);
+      own.set(i, values);
+    }
+    return values.includes(value);
+  };
+  const retired = new Set<number>();
+  for (const r of latest.values()) {
+    const run = r.value.match(RUN)?.[0];
+    const plain = NON_ASCII.test(r.value) ? undefined : r.value.toLowerCase();
+    const mentions = (i: number) => {
+      const lower = lowered[i];
+      return plain !== undefined && lower !== undefined ? holdsToken(lower, plain) : r.pattern.test(items[i].text);
+    };
+    for (const list of run === undefined ? [everyItem] : [byRun.get(foldKey(run)) ?? [], unindexed]) {
+      for (const i of list) {
+        if (retired.has(i) || items[i].at >= r.at) continue;
+        if (mentions(i) && !turnsDown(i, r.value)) retired.add(i);
+      }
+    }
+  }
+  return retired;
 }

@@ -11,7 +11,7 @@ import type { AgentMessage } from "../../src/format/message-types.js";
 import { convertToLlm } from "../../src/messages/convert.js";
 import { serializeConversation } from "../../src/messages/serialize.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
-import { checkKind, checkRunKind, currentItems, retiredValues, statesValue } from "../../src/summarizer/lifecycle.js";
+import { checkKind, checkRunKind, currentItems, currentItemsAfter, type Placed, retiredValues, retirementsOf, statesValue } from "../../src/summarizer/lifecycle.js";
 import { constraintSentences } from "../../src/summarizer/extractive-facts.js";
 import { guardSummary, splitGuardSections } from "../../src/summarizer/summary-guard.js";
 import { a, messageOf, tr, u } from "../helpers/paths.js";
@@ -79,6 +79,38 @@ describe("the rules", () => {
     assert.deepEqual(currentItems(items, [{ text: "not 8080, use 8443", at: 2 }]), []);
     assert.deepEqual(currentItems(items, [{ text: "not 8080, use 8443", at: 0 }]), items, "an earlier text does not");
     assert.deepEqual(currentItems([{ text: "Use 8443, not 8080.", at: 1 }], [{ text: "not 8080", at: 2 }]).length, 1, "a sentence that itself turns it down stays");
+  });
+
+  it("retires in a long span exactly what testing every retirement on every item retires", () => {
+    // values in every shape the index and the plain search must agree with the patterns on:
+    // case, ſ and the Kelvin sign (which fold to ASCII), accents, punctuation, spaces in code spans
+    const values = ["8080", "8443", "lodash", "Redis", "REDIS", "src/a.ts", "v1.2", "foo-bar", "città", "\u017Fwift", "swift", "\u212Aafka", "kafka", "`use strict`", '"old api"', "x9", "tabs"];
+    const shapes = ["{v}", "{v}.", "({v})", "pre{v}", "{v}2", "{v}_x", "the {v} one", "{V}", "{v}/lib"];
+    const corrections = ["not {v}, use 8443", "{w} instead of {v}", "no more {v}", "stop using {v}", "rather than {v}, keep {w}", "nicht {v}, sondern {w}"];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pick = <T>(list: readonly T[]) => list[random(list.length)];
+    const fill = (template: string) =>
+      template.replace(/\{([vVw])\}/g, (_, key: string) => {
+        const value = pick(values);
+        return key === "V" ? value.toUpperCase() : value;
+      });
+    const naive = (items: readonly Placed[], later: readonly Placed[]) => {
+      const retirements = retirementsOf(later);
+      return items.filter((item) => !retirements.some((r) => r.at > item.at && r.pattern.test(item.text) && !retiredValues(item.text).includes(r.value)));
+    };
+    let retired = 0;
+    for (let round = 0; round < 300; round++) {
+      const items = Array.from({ length: 1 + random(25) }, (_, i) => ({ text: `Keep ${fill(pick(shapes))} and ${fill(pick(shapes))}${random(4) === 0 ? `, not ${fill("{v}")}` : ""}.`, at: i * 2 }));
+      const later = Array.from({ length: random(25) }, () => ({ text: fill(pick(corrections)), at: random(60) }));
+      const expected = naive(items, later);
+      assert.deepEqual(currentItemsAfter(items, retirementsOf(later)), expected, JSON.stringify({ items, later }));
+      retired += items.length - expected.length;
+    }
+    assert.ok(retired > 500, `the cases retire items (${retired})`);
   });
 });
 
