@@ -9,7 +9,7 @@ import { convertToLlm } from "../messages/convert.js";
 import { serializeConversation } from "../messages/serialize.js";
 import { normalizeForMatch } from "../summarizer/coverage.js";
 import { extractFacts, lastQuestion, placedConstraints, placedDecisions } from "../summarizer/extractive-facts.js";
-import { parseTranscript, type TranscriptPart } from "../summarizer/extractive-parse.js";
+import { parseLayout, type TranscriptPart } from "../summarizer/extractive-parse.js";
 
 export type FactKind = "file" | "identifier" | "error" | "constraint" | "decision" | "request" | "question";
 export const FACT_KINDS: readonly FactKind[] = ["file", "identifier", "error", "constraint", "decision", "request", "question"];
@@ -42,9 +42,13 @@ export function spanFacts(messages: readonly AgentMessage[]): EvalFact[] {
   return transcriptFacts(serializeConversation(convertToLlm(messages)));
 }
 
-/** spanFacts of a span already serialized (serializeConversation). */
+/**
+ * spanFacts of a span already serialized (serializeConversation), read in that layout only: a
+ * message that quotes a model's own markup (oh-my-pi's `[Tool Call]:` lines) is text of the span,
+ * not a sign that the whole span is written in it.
+ */
 export function transcriptFacts(transcript: string): EvalFact[] {
-  return partFacts(parseTranscript(transcript)).map(({ kind, text }) => ({ kind, text }));
+  return partFacts(parseLayout(transcript)).map(({ kind, text }) => ({ kind, text }));
 }
 
 /** A fact with the index of the transcript part it was taken from. */
@@ -56,13 +60,13 @@ export interface PartFact extends EvalFact {
 export function partFacts(parts: readonly TranscriptPart[]): PartFact[] {
   const facts = extractFacts(parts);
   const out: PartFact[] = [];
+  /** `at`: the part the fact was taken from */
   const add = (kind: FactKind, found: Iterable<{ text: string; at: number }>) => {
     let n = 0;
     for (const { text, at } of found) {
       if (n >= MAX_PER_KIND) break;
       if (!text.trim() || out.some((f) => f.kind === kind && f.text === text)) continue;
-      // a sentence's place is its text's part plus a fraction (lifecycle.ts Placed)
-      out.push({ kind, text, part: Math.floor(at) });
+      out.push({ kind, text, part: at });
       n++;
     }
   };
@@ -71,8 +75,9 @@ export function partFacts(parts: readonly TranscriptPart[]): PartFact[] {
   add("identifier", requests.flatMap((request) => identifiers(request.text).map((text) => ({ text, at: request.at }))));
   add("error", facts.openErrors.map((e) => ({ text: e.line, at: e.at })));
   // only what still holds at the cut: a corrected requirement or a reversed decision is not a fact to keep
-  add("constraint", placedConstraints(facts));
-  add("decision", placedDecisions(facts));
+  // a sentence's place is its text's place plus a fraction; `from` is the text's
+  add("constraint", placedConstraints(facts).map((item) => ({ text: item.text, at: item.from })));
+  add("decision", placedDecisions(facts).map((item) => ({ text: item.text, at: item.from })));
   // the last request and the final answer are the last user and assistant texts said
   const lastRequest = requests.at(-1);
   if (facts.lastRequest && lastRequest) add("request", [{ text: requestProbe(facts.lastRequest), at: lastRequest.at }]);

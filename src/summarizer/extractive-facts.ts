@@ -168,9 +168,14 @@ export const decisionSentences = (texts: readonly string[]) =>
     .flatMap(sentences)
     .filter((s) => DECISION.test(s) && !REPORT.test(s.trim()) && (!isIntent(s) || CHOICE.test(s)));
 
+/** A sentence placed just after the text it is from, which was at `from`. */
+export interface PlacedSentence extends Placed {
+  from: number;
+}
+
 /** Each sentence of each text, placed just after its text's place, in order. */
-const placedSentences = (texts: readonly Placed[], pick: (text: string) => string[]): Placed[] =>
-  texts.flatMap(({ text, at }) => pick(text).map((sentence, k) => ({ text: sentence, at: at + (k + 1) / 1e4 })));
+const placedSentences = (texts: readonly Placed[], pick: (text: string) => string[]): PlacedSentence[] =>
+  texts.flatMap(({ text, at }) => pick(text).map((sentence, k) => ({ text: sentence, at: at + (k + 1) / 1e4, from: at })));
 
 /** placedSentences of the texts that can retire a value: the others' sentences retire nothing, and are not split. */
 const correctingSentences = (texts: readonly Placed[], pick: (text: string) => string[]): Placed[] =>
@@ -189,7 +194,7 @@ export function currentConstraints(facts: Pick<ConversationFacts, "said">, older
 }
 
 /** currentConstraints with each one's place: its text's part in the span (-1 for `older`), plus a fraction per sentence. */
-export function placedConstraints(facts: Pick<ConversationFacts, "said">, older: readonly string[] = []): Placed[] {
+export function placedConstraints(facts: Pick<ConversationFacts, "said">, older: readonly string[] = []): PlacedSentence[] {
   const user = facts.said.filter((s) => s.role === "user");
   const items = placedSentences([...older.map((text) => ({ text, at: -1 })), ...user], (text) => constraintSentences([text]));
   return currentItems(items, correctingSentences(user, (text) => sentences(proseOf(text))));
@@ -201,7 +206,7 @@ export function currentDecisions(facts: Pick<ConversationFacts, "said">): string
 }
 
 /** currentDecisions with each one's place, as placedConstraints. */
-export function placedDecisions(facts: Pick<ConversationFacts, "said">): Placed[] {
+export function placedDecisions(facts: Pick<ConversationFacts, "said">): PlacedSentence[] {
   const items = placedSentences(
     facts.said.filter((s) => s.role === "assistant"),
     (text) => decisionSentences([text]),

@@ -63,6 +63,24 @@ describe("what a compaction dropped", () => {
     assert.equal(byText.get("Also mention src/report.ts in the changelog.")?.entryId, ids.again);
   });
 
+  it("links a sentence of a very long message to that message", async () => {
+    // sentences are placed a fraction after their text; the ten-thousandth must not spill into the next entry
+    const file = join(dir, "long.jsonl");
+    const s = SessionManager.open(file);
+    const rules = Array.from({ length: 9999 }, (_, i) => `Item ${i} must use port 8080.`).join(" ");
+    const ids = {
+      long: s.appendMessage(messageOf(u(`${rules} You must keep pageSize under 200.`))),
+      noted: s.appendMessage(messageOf(a("Noted."))),
+      fix: s.appendMessage(messageOf(u("No, not 8080, use 8443."))),
+      kept: s.appendMessage(messageOf(u("Now the totals."))),
+    };
+    s.appendCompaction("## Goal\nTotals.", ids.kept, 1000);
+    s.close();
+    const [drops] = (await droppedReport(file)).compactions;
+    const rule = drops.dropped.find((d) => d.text === "You must keep pageSize under 200.");
+    assert.equal(rule?.entryId, ids.long, JSON.stringify(drops.dropped.slice(0, 5)));
+  });
+
   it("lists nothing the summary mentions", async () => {
     const file = join(dir, "full.jsonl");
     session(file, "## Goal\nPaging for `listInvoices` in src/invoices.ts: No, not 8080, use 8443. Always keep `pageSize` at most 200.\nDone: `listInvoices` pages with `pageSize` up to 200 on 8443.");

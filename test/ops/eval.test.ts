@@ -160,6 +160,18 @@ describe("spanFacts and scoreRetention", () => {
     assert.deepEqual(of("question"), ["Should folded headers keep their line breaks?"]);
   });
 
+  it("reads a span in bonsai's layout even when a message quotes another agent's transcript", () => {
+    // omp's older layout marks tool calls `[Tool Call]:`; quoted inside a message it is text of the span
+    const quoting = [
+      messageOf(u('Here is the old log:\n\n[Tool Call]: edit(path="a.ts")\n\nNow rename `oldName` in src/out.ts.')),
+      messageOf(a("", { calls: [{ name: "write", args: { path: "src/out.ts", content: "x" } }] })),
+      messageOf(tr("Wrote src/out.ts", "write")),
+    ];
+    const facts = spanFacts(quoting);
+    assert.deepEqual(facts.filter((f) => f.kind === "file").map((f) => f.text), ["src/out.ts"]);
+    assert.ok(facts.some((f) => f.kind === "identifier" && f.text === "oldName"), JSON.stringify(facts));
+  });
+
   it("finds facts verbatim or up to case, markup and spacing; reports what is missing", () => {
     const facts = spanFacts(messages);
     const score = scoreRetention("make **parseHeader** accept   tabs\n- never change HeaderMap\nsrc/header.ts", facts);
