@@ -12,6 +12,7 @@
  * lines typed in a row as one message). While the model thinks, the last lines of its thinking
  * show above the answer; once the answer comes they collapse to one line.
  */
+import { untrusted } from "../util/terminal-safe.js";
 import { Container, Editor, ProcessTerminal, type Terminal, Text, TUI } from "@mariozechner/pi-tui";
 import type { AgentSession } from "../agent/agent-session.js";
 import type { AgentSessionEvent } from "../agent/events.js";
@@ -109,7 +110,7 @@ export class ChatApp {
 
   start(): void {
     const model = this.session.model;
-    this.tui.addChild(new Text(ui.dim(`bonsai chat · ${model.provider}/${model.id} · /help for commands · Esc stops · Ctrl+D quits`), 1, 0));
+    this.tui.addChild(new Text(ui.dim(`bonsai chat · ${untrusted(`${model.provider}/${model.id}`)} · /help for commands · Esc stops · Ctrl+D quits`), 1, 0));
     this.tui.addChild(this.transcript.container);
     this.tui.addChild(this.status.container);
     this.tui.addChild(this.inputArea);

@@ -3,6 +3,7 @@
  * the width by footer.ts. It is drawn on every frame (the spinner animates), but the context
  * size only changes when the context does, so it is estimated again only then.
  */
+import { untrusted } from "../util/terminal-safe.js";
 import { homedir } from "node:os";
 import type { AgentSession } from "../agent/agent-session.js";
 import { Line } from "./components.js";
@@ -24,6 +25,7 @@ export function footerLine(session: AgentSession): Line {
   return new Line((width) => {
     const model = session.model;
     const input = { model: `${model.provider}/${model.id}`, usage: usage(), location: session.sessionManager.getLocation(), home: homedir() };
-    return ui.dim(formatFooter(input, width));
+    // the model and the location may come from a session or a file name: nothing in them may drive the terminal
+    return ui.dim(untrusted(formatFooter(input, width)));
   });
 }

@@ -4,7 +4,7 @@
  * there), and the whole transcript drawn again from the agent's context after a compaction or a
  * move. How each message looks is decided in transcript.ts; this turns blocks into components.
  */
-import { terminalSafe } from "../util/terminal-safe.js";
+import { untrusted } from "../util/terminal-safe.js";
 import { breakLongRuns } from "../util/long-runs.js";
 import { Container, Markdown, Text, type TUI } from "@mariozechner/pi-tui";
 import type { AgentSessionEvent } from "../agent/events.js";
@@ -107,7 +107,7 @@ export class TranscriptView {
   add(blocks: readonly DisplayBlock[]): void {
     for (const block of blocks) {
       // text from the model, the session and tools cannot drive the terminal (util/terminal-safe.ts)
-      const safe = breakLongRuns(terminalSafe(block.text));
+      const safe = breakLongRuns(untrusted(block.text));
       if (block.style === "assistant") {
         this.container.addChild(new Markdown(safe, 1, 0, markdownTheme));
         continue;
@@ -136,11 +136,11 @@ export class TranscriptView {
     const thinking = view.thinking ? style.thinking(view.thinking.text) : "";
     if (thinking !== streaming.thinkingShown) {
       streaming.thinkingShown = thinking;
-      streaming.thinking.setText(breakLongRuns(terminalSafe(thinking)));
+      streaming.thinking.setText(breakLongRuns(untrusted(thinking)));
     }
     if (view.text !== streaming.text) {
       streaming.text = view.text;
-      streaming.component.setText(breakLongRuns(terminalSafe(view.text)));
+      streaming.component.setText(breakLongRuns(untrusted(view.text)));
     }
     this.options.onThinking(view.thinkingNow);
     return { thinking, text: view.text };

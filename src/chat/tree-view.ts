@@ -5,6 +5,7 @@
  * out; their children take their place. Pure: tree in, rows out.
  */
 import { clip, entryPreview } from "../messages/preview.js";
+import { untrusted } from "../util/terminal-safe.js";
 import { assistantText, toolCallLine, withoutBranchPreamble } from "./transcript.js";
 import { withoutHidden } from "../format/tree-nodes.js";
 import { isCheckoutMarker, type SessionEntry, type SessionTreeNode } from "../format/entry-types.js";
@@ -122,9 +123,10 @@ const PLAIN: RowPaint = { body: (t) => t, label: (t) => t, leaf: (t) => t };
 
 /** A row: connector, kind, preview clipped so the whole row fits `width`, label, leaf marker. */
 export function formatTreeRow(row: TreeRow, width = 100, paint: RowPaint = PLAIN): string {
-  const label = row.label !== undefined ? ` [${row.label}]` : "";
+  // the kind, the text and the label come from the session: nothing in them may drive the terminal
+  const label = row.label !== undefined ? ` [${untrusted(row.label)}]` : "";
   const leaf = row.isLeaf ? " ← current" : "";
-  const head = `${row.prefix}${row.kind}: `;
+  const head = `${row.prefix}${untrusted(row.kind)}: `;
   const room = Math.max(8, width - head.length - label.length - leaf.length);
-  return `${paint.body(`${head}${clip(row.text, room)}`, row)}${label ? paint.label(label) : ""}${leaf ? paint.leaf(leaf) : ""}`;
+  return `${paint.body(`${head}${clip(untrusted(row.text), room)}`, row)}${label ? paint.label(label) : ""}${leaf ? paint.leaf(leaf) : ""}`;
 }

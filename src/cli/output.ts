@@ -6,7 +6,8 @@ import { OperationCancelledError } from "../ops/cancelled.js";
 import { SessionFileError } from "../storage/load.js";
 import { SessionLockedError } from "../storage/lock.js";
 import { CliError, UsageError } from "../util/cli-error.js";
-import { terminalSafe } from "../util/terminal-safe.js";
+import { useColor } from "../util/colors.js";
+import { terminalSafe, untrusted } from "../util/terminal-safe.js";
 import { connectionErrorText, FetchFailures, isConnectionError } from "../chat/connection-error.js";
 
 export { CliError, UsageError } from "../util/cli-error.js";
@@ -25,8 +26,11 @@ export function printJson(value: unknown): void {
 
 /** Human output: session text in it cannot drive the terminal (util/terminal-safe.ts). */
 export function print(text: string): void {
-  const safe = terminalSafe(text);
-  process.stdout.write(safe.endsWith("\n") ? safe : `${safe}\n`);
+  const color = useColor();
+  const safe = terminalSafe(text, color);
+  const body = safe.endsWith("\n") ? safe.slice(0, -1) : safe;
+  // a color that text from a session opened and never closed stops here, not in the shell's prompt
+  process.stdout.write(color && body.includes("\u001b[") ? `${body}\u001b[0m\n` : `${body}\n`);
 }
 
 /**
@@ -36,7 +40,7 @@ export function print(text: string): void {
 export function oneLine(text: string): string {
   return text
     .replace(/\s*\n\s*/g, " ")
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, "?")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "?")
     .trim();
 }
 
@@ -129,7 +133,7 @@ export function reportError(error: unknown, json = false): void {
   if (json) printJsonError(line, errorCode(error));
   process.stderr.write(`bonsai: ${line}\n`);
   if (process.env.BONSAI_DEBUG === "1" && error instanceof Error && error.stack) {
-    process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`${untrusted(error.stack)}\n`);
   }
 }
 

@@ -17,13 +17,13 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `bonsai ARGS…` to the end; a failing exit is a result, not a rejection. */
-export function runBonsai(args: readonly string[]): Promise<CliRun> {
+/** Runs `bonsai ARGS…` to the end (colors off, unless `env` says otherwise); a failing exit is a result, not a rejection. */
+export function runBonsai(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return new Promise((done) => {
     execFile(
       process.execPath,
       [...BONSAI_ARGS, ...args],
-      { cwd: ROOT, env: ENV, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: ROOT, env: { ...ENV, ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
     );
   });

@@ -8,7 +8,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { parseByteSize } from "../../server/limits.js";
 import { positiveInteger } from "../numeric-options.js";
 import { formatBytes, progress, runAction, UsageError, warn, SESSION_ARGUMENT_HELP } from "../output.js";
-import { terminalSafe } from "../../util/terminal-safe.js";
+import { untrusted } from "../../util/terminal-safe.js";
 
 interface ExportCommandOptions {
   html?: boolean;
@@ -58,7 +58,7 @@ export function register(program: Command): void {
           progress(`wrote ${options.output} (${formatBytes(Buffer.byteLength(text))})`);
         } else {
           // to a terminal, session text must not drive it; to a pipe or a file, the export is as written
-          process.stdout.write(process.stdout.isTTY ? terminalSafe(text) : text);
+          process.stdout.write(process.stdout.isTTY ? untrusted(text) : text);
         }
       }),
     );
