@@ -136,16 +136,15 @@ export function currentItems<T extends Placed>(items: readonly T[], corrections:
   return currentItemsAfter(items, retirementsOf(corrections));
 }
 
-/** A value a text at `at` says is no longer wanted, with the pattern that finds it mentioned. */
+/** A value a text at `at` says is no longer wanted. */
 export interface Retirement {
   value: string;
   at: number;
-  pattern: RegExp;
 }
 
 /** What each of `corrections` retires: read once, for many calls of currentItemsAfter. */
 export const retirementsOf = (corrections: readonly Placed[]): Retirement[] =>
-  corrections.flatMap((c) => retiredValues(c.text).map((value) => ({ value, at: c.at, pattern: tokenPattern(value) })));
+  corrections.flatMap((c) => retiredValues(c.text).map((value) => ({ value, at: c.at })));
 
 /** currentItems, with the corrections' retirements read already. */
 export function currentItemsAfter<T extends Placed>(items: readonly T[], retirements: readonly Retirement[]): T[] {
@@ -216,9 +215,13 @@ function retiredItems(items: readonly Placed[], retirements: readonly Retirement
   for (const r of latest.values()) {
     const run = r.value.match(RUN)?.[0];
     const plain = NON_ASCII.test(r.value) ? undefined : r.value.toLowerCase();
+    // made only when an item or the value is not plain ASCII: a span retires a thousand values
+    let pattern: RegExp | undefined;
     const mentions = (i: number) => {
       const lower = lowered[i];
-      return plain !== undefined && lower !== undefined ? holdsToken(lower, plain) : r.pattern.test(items[i].text);
+      if (plain !== undefined && lower !== undefined) return holdsToken(lower, plain);
+      pattern ??= tokenPattern(r.value);
+      return pattern.test(items[i].text);
     };
     for (const list of run === undefined ? [everyItem] : [byRun.get(foldKey(run)) ?? [], unindexed]) {
       for (const i of list) {
