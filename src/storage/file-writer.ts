@@ -27,7 +27,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { forEachBufferLine, jsonlText, lineId } from "../format/lines.js";
+import { lineId } from "../format/lines.js";
 import { acquireLock, type FileLock, removeStaleFiles } from "./lock.js";
 
 export interface AppendOptions {
@@ -171,10 +171,19 @@ export class SessionFileWriter {
     }
   }
 
-  /** How many bytes of the file the session was read from: later lines are carried over by a rewrite. */
-  setReadSize(bytes: number): void {
+  /**
+   * How many bytes of the file the session was read from: later lines are carried over by a
+   * rewrite. `tornTailAt`: where a last line that could not be read starts; if another program
+   * was still writing it, the rewrite carries it over whole once it is finished (left as it was
+   * read, it is a torn write, dropped with the backup that keeps it).
+   */
+  setReadSize(bytes: number, tornTailAt?: number): void {
     this.readTo = bytes;
+    this.tornTail = tornTailAt === undefined ? undefined : { at: tornTailAt, length: bytes - tornTailAt };
   }
+
+  /** the last line as read at open when it was torn: where it starts and how long it was */
+  private tornTail: { at: number; length: number } | undefined;
 
   private readonly fsyncEachAppend: boolean;
 
@@ -231,7 +240,9 @@ export class SessionFileWriter {
       // no file yet: nobody else can have written to it
     }
     try {
-      let scanned = this.readTo;
+      // a torn last line is looked at again: another program may have finished writing it since
+      const torn = this.tornTail;
+      let scanned = torn?.at ?? this.readTo;
       let renamed = false;
       let othersAppend = false; // another program's lines were carried over
       const carry = (to: number) => {
@@ -239,7 +250,8 @@ export class SessionFileWriter {
         if (now.size < scanned || (!renamed && statSync(this.target).ino !== now.ino)) {
           throw new Error(`${this.path}: was replaced or cut short by another program while bonsai rewrote it; nothing was changed, open it again`);
         }
-        const carried = carryForeignLines(old!, scanned, own, to, content.length > 0 && content[content.length - 1] !== 0x0a);
+        const unchanged = torn !== undefined && scanned === torn.at ? torn.length : undefined;
+        const carried = carryForeignLines(old!, scanned, own, to, content.length > 0 && content[content.length - 1] !== 0x0a, unchanged);
         scanned = carried.read;
         if (carried.written > 0) othersAppend = true;
         return carried.written;
@@ -267,6 +279,7 @@ export class SessionFileWriter {
     }
     // Carried lines are not in the session's entries: the next rewrite must find them again.
     this.readTo = content.length;
+    this.tornTail = undefined;
     this.appendedIds.clear();
     this.needsNewline = false;
   }
@@ -334,30 +347,59 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  * does not hold, again while it keeps growing; a line still being written (no newline yet) is
  * waited for up to ~100 ms. Returns the bytes written and how far the file was read.
  */
-function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean): { written: number; read: number } {
+/**
+ * Appends to `to` the lines another program wrote to `from` after `start`, until it stops growing.
+ * `tornLength`: the first line is a torn write of that many bytes, dropped if it is still that.
+ */
+function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean, tornLength?: number): { written: number; read: number } {
   let read = start;
   let written = 0;
   for (let waits = 0; ; ) {
     const size = fstatSync(from).size;
     if (size <= read) return { written, read };
     const tail = readRange(from, read, size);
+    // the torn write as it was read, and nothing after it: nothing to carry yet, and the next look starts at it again
+    if (read === start && tail.length === tornLength && tail.indexOf(0x0a) === -1) return { written, read };
     if (tail[tail.length - 1] !== 0x0a && waits < 20) {
       waits++; // a line is being written: give its writer a moment to finish it
       pause(5);
       continue;
     }
     waits = 0;
-    const foreign: string[] = [];
-    forEachBufferLine(tail, (line) => {
-      const text = line.bytes.toString("utf8");
-      if (text.trim() !== "" && !ids.has(lineId(text) ?? "\0")) foreign.push(text);
-    });
+    // another program's lines go over as the bytes they are (a carriage return, bytes that are
+    // not UTF-8, a blank line): only bonsai's own lines, which the new file holds already, stay
+    const foreign: Buffer[] = [];
+    for (let at = 0; at < tail.length; ) {
+      const newline = tail.indexOf(0x0a, at);
+      const end = newline === -1 ? tail.length : newline;
+      const stillTorn = at === 0 && read === start && end === tornLength;
+      if (!stillTorn && !isOwnLine(tail.subarray(at, end), ids)) foreign.push(tail.subarray(at, end), NEWLINE);
+      at = end + 1;
+    }
     if (foreign.length > 0) {
-      const data = Buffer.from(`${needsNewline && written === 0 ? "\n" : ""}${jsonlText(foreign)}`, "utf8");
+      const data = Buffer.concat(needsNewline && written === 0 ? [NEWLINE, ...foreign] : foreign);
       writeAll(to, data);
       written += data.length;
     }
     read = size;
+  }
+}
+
+const NEWLINE = Buffer.from("\n");
+
+/**
+ * Whether a line is one of bonsai's own: an entry whose id (its own, not one nested in it, as
+ * `lineId` would take from an extension's `{"ref":{"id":…}}`) is one bonsai wrote.
+ */
+function isOwnLine(bytes: Buffer, ids: ReadonlySet<string>): boolean {
+  const text = bytes.toString("utf8");
+  const id = lineId(text);
+  if (id === undefined || !ids.has(id)) return false;
+  try {
+    const value = JSON.parse(text) as { id?: unknown } | null;
+    return typeof value === "object" && value !== null && value.id === id;
+  } catch {
+    return false;
   }
 }
 

@@ -118,7 +118,8 @@ export function openFile<T extends { endsWithNewline: boolean }>(
       if (!(error instanceof SessionFileError && error.code === "EMPTY") || (options.mustExist && !writer)) throw error;
     }
     // every read here reports the bytes it read (LoadedSession.size), which later rewrites start from
-    writer?.setReadSize((loaded as { size?: number } | undefined)?.size ?? 0);
+    const seen = loaded as { size?: number; tornTailAt?: number } | undefined;
+    writer?.setReadSize(seen?.size ?? 0, seen?.tornTailAt);
     const backend = writer ? new FileBackend(writer) : undefined;
     if (backend && loaded && !loaded.endsWithNewline) backend.markUnterminated();
     return { loaded, backend };

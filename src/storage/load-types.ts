@@ -47,6 +47,8 @@ export interface LoadedSession {
   /** false when the last byte is not a newline: the next append must start a new line */
   endsWithNewline: boolean;
   size: number;
+  /** where an unterminated last line that could not be read (a torn write, or one still being written) starts */
+  tornTailAt?: number;
   /** oh-my-pi's title slot, the line before the header, as read (format/title-slot.ts) */
   titleSlot?: { line: number; text: string };
 }

@@ -29,6 +29,7 @@ function finish(reader: SessionReader, path: string, size: number): LoadedSessio
     issues: reader.issues,
     endsWithNewline: reader.lastTerminated,
     size,
+    ...(!reader.lastTerminated && reader.tornTailAt !== undefined && { tornTailAt: reader.tornTailAt }),
     ...(reader.titleSlot && { titleSlot: { line: reader.titleSlot.line, text: reader.titleSlot.text } }),
   };
 }

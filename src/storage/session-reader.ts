@@ -53,6 +53,8 @@ export class SessionReader {
   /** the id of the last message indexed from its prefix: usually the next one's parent */
   private lastDeferredId: string | undefined;
   lastTerminated = true;
+  /** where an unterminated last line that was skipped as torn starts */
+  tornTailAt: number | undefined;
   /** the number of the last line read */
   private lastLine = 0;
   /** where the header's line is, in a current file */
@@ -151,6 +153,7 @@ export class SessionReader {
       } else if (line.terminated && this.readGluedObjects(line)) {
         return;
       } else if (!line.terminated) {
+        this.tornTailAt = line.offset;
         this.issue("torn-tail", line.lineNo, `last line is incomplete (${line.end - line.start} bytes, likely a torn write); skipped, the next append starts on a new line`);
       } else {
         this.issue("malformed-json", line.lineNo, `malformed JSON (${jsonReason(error)}); line skipped`);

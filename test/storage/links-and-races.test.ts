@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { linkSync, lstatSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { appendFileSync, linkSync, lstatSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/manager.js";
@@ -92,6 +92,48 @@ describe("a rewrite while another program appends", () => {
     const after = ids(file);
     for (const id of added) assert.equal(after.filter((x) => x === id).length, 1, `pi's entry ${id} is kept once`);
     assert.match(readFileSync(file, "utf8").split("\n")[0], /rewritten/);
+  });
+
+  it("carries another program's lines over byte for byte: a nested id like one of ours, a carriage return, bytes that are not UTF-8, a blank line", async () => {
+    const file = session("odd-others.jsonl", 2);
+    const ours = SessionManager.open(file);
+    const first = ours.getEntries()[0].id;
+    const mine = ours.appendMessage(userMsg("from bonsai"));
+    const odd = [
+      Buffer.from(`{"type":"ext","ref":{"id":"${first}"},"id":"ext-1","parentId":null,"timestamp":"t"}\n`),
+      Buffer.from(`{"type":"ext","ref":{"id":"${mine}"},"id":"ext-2","parentId":null,"timestamp":"t"}\r\n`),
+      Buffer.concat([Buffer.from('{"type":"ext","id":"ext-3","parentId":null,"timestamp":"t","bytes":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]),
+      Buffer.from("\n"),
+    ];
+    for (const line of odd) appendFileSync(file, line);
+    ours.appendSessionInfo("renamed"); // a rewrite of the whole file
+    await ours.close();
+    const bytes = readFileSync(file);
+    const expected = Buffer.concat(odd);
+    assert.ok(bytes.includes(expected), `the other program's lines are in the file as they were written: ${JSON.stringify(bytes.toString("latin1").slice(-400))}`);
+    assert.equal(bytes.indexOf(expected), bytes.lastIndexOf(expected), "once");
+    const lineIds = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l).id);
+    assert.equal(lineIds.filter((id) => id === mine).length, 1, "our own line once");
+  });
+
+  it("a line another program was still writing when bonsai opened the file is carried whole once finished; a torn write stays dropped", async () => {
+    for (const finished of [true, false]) {
+      const file = session(`being-written-${finished}.jsonl`, 2);
+      const line = `{"type":"custom","customType":"other","id":"late-1","parentId":null,"timestamp":"t","data":{"text":"${"x".repeat(200)}"}}\n`;
+      appendFileSync(file, line.slice(0, 60)); // what bonsai sees at open: the start of the line
+      const ours = SessionManager.open(file);
+      if (finished) appendFileSync(file, line.slice(60)); // the other program finishes its write
+      ours.appendMessage(userMsg("from bonsai"));
+      ours.appendSessionInfo("renamed"); // a rewrite of the whole file
+      await ours.close();
+      const text = readFileSync(file, "utf8");
+      if (finished) assert.equal(text.split(line).length - 1, 1, `the finished line is in the file whole, once: ${JSON.stringify(text.slice(-600))}`);
+      else assert.ok(!text.includes(line.slice(0, 60)), "a torn write is not carried into the new file (the backup keeps it)");
+      for (const l of text.split("\n").filter((x) => x.trim())) JSON.parse(l);
+    }
   });
 
   it("loses no line of a process that appends without a lock during several rewrites", async () => {
