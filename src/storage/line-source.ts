@@ -8,7 +8,7 @@
  * A file's lines are read again from the file, in large reads; a database's are the rows it was
  * read from, kept (a database session is read whole anyway).
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { jsonlBytes, lineId } from "../format/lines.js";
 import { type ByteRange, readRanges } from "./bodies.js";
 import { titleSlotOfLines } from "../format/title-slot.js";
@@ -37,6 +37,8 @@ export interface LineSource {
    */
   rewritten(lines: readonly string[]): LineSource;
 }
+
+const CR = 0x0d;
 
 /** Whether `text` is the line of entry `id`. */
 function holds(text: string, id: string): boolean {
@@ -67,8 +69,12 @@ export class FileLines implements LineSource {
     if (ranges.length === 0) return out;
     const fd = openSync(this.path, "r");
     try {
+      // a line's range leaves out the carriage return of a CRLF ending (format/lines.ts): the byte
+      // after it is read too, so a copied line keeps the ending it had
+      const size = fstatSync(fd).size;
+      const reads = ranges.map((r) => (r.offset + r.length < size ? { offset: r.offset, length: r.length + 1 } : r));
       readRanges(
-        ranges,
+        reads,
         (buffer, size, position) => {
           let done = 0;
           while (done < size) {
@@ -78,7 +84,9 @@ export class FileLines implements LineSource {
           }
         },
         (i, bytes) => {
-          out[i] = checked(bytes.toString("utf8"), ranges[i], this.path);
+          const next = reads[i] === ranges[i] ? undefined : bytes[bytes.length - 1];
+          const line = next === undefined || next === CR ? bytes : bytes.subarray(0, bytes.length - 1);
+          out[i] = checked(line.toString("utf8"), ranges[i], this.path);
         },
       );
     } finally {

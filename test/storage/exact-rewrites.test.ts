@@ -57,6 +57,22 @@ describe("rewrites copy the lines they do not change", () => {
     assert.equal(readFileSync(file, "utf8"), `${original.join("\n")}\n`);
   });
 
+  it("a file with CRLF endings keeps them: prune changes only the pruned line, and --restore gives it back byte for byte", async () => {
+    const original = oddSessionLines();
+    const file = join(temp.dir, `crlf-${++counter}.jsonl`);
+    const crlf = `${original.join("\r\n")}\r\n`;
+    writeFileSync(file, crlf);
+    const pruned = await runBonsai(["prune", file, "--protect", "1", "--min-savings", "0"]);
+    assert.equal(pruned.code, 0, pruned.stderr);
+    const now = readFileSync(file, "utf8").split("\n");
+    original.forEach((line, i) => {
+      if (i !== PRUNED_LINE) assert.equal(now[i], `${line}\r`, `line ${i + 1} keeps its bytes and its CRLF ending`);
+    });
+    const restored = await runBonsai(["prune", file, "--restore"]);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.equal(readFileSync(file, "utf8"), crlf);
+  });
+
   for (const bodies of ["checked", "trusted", "parsed", "eager"] as BodyLoading[]) {
     it(`bodies: "${bodies}": prune, rename and restore in one session, each rewrite copying from the file the one before wrote`, () => {
       const original = oddSessionLines();
