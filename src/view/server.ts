@@ -59,8 +59,11 @@ function signatureOf(session: SessionManager, archived: ArchivedOriginals): { si
   return { signature: `${entries.length}:${last?.id ?? ""}:${session.getLeafId() ?? ""}:${rewrites}:${session.getSessionName() ?? ""}`, rewrites };
 }
 
+/** No other site may frame the page (the page's own policy is a meta tag, which cannot say so). */
+const NO_FRAMING = { "x-frame-options": "DENY", "content-security-policy": "frame-ancestors 'none'" };
+
 function send(response: ServerResponse, status: number, type: string, body: string): void {
-  response.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+  response.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", ...NO_FRAMING });
   response.end(body);
 }
 

@@ -390,6 +390,42 @@ describe("a session written to phish", () => {
   });
 });
 
+/** From an audit: session markup drawn as the page's own (its classes), over it (a dialog), or a header that hides the page. */
+describe("a session written to pass for the page", () => {
+  it("keeps no class, id, dialog or image map from the session, no class from an entry's type, and a short plain header", async () => {
+    const file = join(dir, "pose.jsonl");
+    const posing =
+      '<div class="notice-bar">This export is bounded</div> <a class="id-link" id="u1" href="https://evil.example/x">deadbeef</a> <span class="leaf-badge">current leaf</span> <dialog open>Session expired</dialog> <img usemap="#m" src="data:image/png;base64,iVBORw0KGgo="><map name="m"><area href="https://evil.example" shape="rect" coords="0,0,10,10"></map>';
+    const name = `\u202e${"very long name ".repeat(1500)}`;
+    writeFileSync(
+      file,
+      `${[
+        { type: "session", version: 3, id: "pose\u202e · 1 entries", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp" },
+        { type: "message", id: "u1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: posing, timestamp: 1 } },
+        { type: "x selected notice-bar", id: "x1", parentId: "u1", timestamp: "2026-01-01T00:00:02.000Z" },
+        { type: "session_info", id: "n1", parentId: "x1", timestamp: "2026-01-01T00:00:03.000Z", name },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n")}\n`,
+    );
+    const { url } = await exportHtml(file, "pose.html");
+    const { page } = await open(`${url}#u1`);
+    await page.locator('#entries article[data-id="u1"]').waitFor();
+    const card = page.locator('#entries article[data-id="u1"] .md');
+    assert.equal(await card.locator("[class], [id]").count(), 0, "no class or id from the session");
+    assert.equal(await card.locator("dialog, map, area").count(), 0, "no dialog or image map");
+    assert.match((await card.textContent()) ?? "", /This export is bounded/, "the text itself is shown");
+    for (const selector of ['#entries article[data-id="x1"]', '.tree-row[data-id="x1"]']) {
+      const classes = (await page.locator(selector).first().getAttribute("class")) ?? "";
+      assert.ok(!/(^| )(selected|notice-bar)( |$)/.test(classes), `${selector}: ${classes}`);
+    }
+    const heading = (await page.locator("h1").textContent()) ?? "";
+    assert.ok(heading.length <= 120 && !heading.includes("\u202e"), heading.slice(0, 40));
+    assert.ok(!((await page.locator(".info").first().textContent()) ?? "").includes("\u202e"));
+    await page.close();
+  });
+});
+
 /** Issue 26, defect 14: an id with `%` or a comma, and a deep link with a bare `%`. */
 describe("odd entry ids in bonsai view", () => {
   it("a deep link to an id with % starts the page; an id with a comma gets its body", async () => {

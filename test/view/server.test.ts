@@ -64,7 +64,11 @@ describe("view server", () => {
     const { file, compactionId } = await compactedExample(dir);
     const server = await startViewServer(file, { contextWindow: 200_000 });
     try {
-      const html = await (await fetch(server.url)).text();
+      const page = await fetch(server.url);
+      // no other site may frame the page: its own policy is a meta tag, which cannot say so
+      assert.equal(page.headers.get("x-frame-options"), "DENY");
+      assert.match(page.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+      const html = await page.text();
       assert.match(html, /data-mode="live"/);
       assert.doesNotMatch(html, /id="bonsai-data"/, "the live page asks for its model");
       const model = await getJson<ViewModel>(`${server.url}api/model`);

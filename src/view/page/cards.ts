@@ -8,6 +8,8 @@ import type { ViewNode } from "../model.js";
 import { h, renderBlock } from "./render.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
+/** A kind or type from the session as one piece of a class name: an entry typed "x selected" must not select its card. */
+const classPart = (text: string) => text.replace(/[^a-zA-Z0-9_-]/g, "_");
 
 /** What the shown path says about an entry: the compaction that summarized or kept it. */
 export interface PathMark {
@@ -75,7 +77,7 @@ export interface CardState {
 }
 
 export function entryCard(node: ViewNode, state: CardState): HTMLElement {
-  const classes = ["entry", `kind-${node.kind.replace(/[^a-zA-Z0-9_-]/g, "_")}`, `type-${node.type}`];
+  const classes = ["entry", `kind-${classPart(node.kind)}`, `type-${classPart(node.type)}`];
   if (state.selected) classes.push("selected");
   if (state.mark?.summarizedBy) classes.push("summarized");
   if (state.mark?.firstKeptOf) classes.push("first-kept");
@@ -130,7 +132,7 @@ export interface RowState {
 }
 
 export function treeRow(node: ViewNode, state: RowState): HTMLElement {
-  const classes = ["tree-row", `type-${node.type}`, `kind-${node.kind.replace(/[^a-zA-Z0-9_-]/g, "_")}`];
+  const classes = ["tree-row", `type-${classPart(node.type)}`, `kind-${classPart(node.kind)}`];
   if (state.selected) classes.push("selected");
   if (state.onPath) classes.push("on-path");
   if (state.leaf) classes.push("leaf");

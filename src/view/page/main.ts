@@ -122,6 +122,16 @@ function tipOf(id: string): string {
   }
 }
 
+/**
+ * A name, id or place from the session as the page's header shows it: clipped (a 20 KB name
+ * would push everything else off the page), with no control character or bidirectional override
+ * (which would turn the real counts after it around).
+ */
+function headerText(text: string, max: number): string {
+  const plain = text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "?");
+  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
+}
+
 function setModel(next: ViewModel): void {
   model = next;
   byId = new Map(model.nodes.map((n) => [n.id, n]));
@@ -131,9 +141,9 @@ function setModel(next: ViewModel): void {
   activeSet = new Set(model.activePath);
   pointOf = new Map(model.timeline.map((p) => [p.id, p]));
   if (model.bodies) for (const [id, blocks] of Object.entries(model.bodies)) bodies.set(id, blocks);
-  title.textContent = model.session.name ?? model.session.id;
+  title.textContent = headerText(model.session.name ?? model.session.id, 120);
   document.title = `${title.textContent} · bonsai`;
-  info.textContent = `${model.session.location} · session ${model.session.id} · ${model.nodes.length.toLocaleString("en-US")} entries · leaf ${model.leafId ?? "none"}`;
+  info.textContent = `${headerText(model.session.location, 200)} · session ${headerText(model.session.id, 80)} · ${model.nodes.length.toLocaleString("en-US")} entries · leaf ${headerText(model.leafId ?? "none", 80)}`;
   if (model.omitted && model.omitted.blocks > 0) {
     notice.hidden = false;
     notice.textContent = `This export is bounded to ${model.omitted.maxBytes.toLocaleString("en-US")} bytes: ${model.omitted.blocks.toLocaleString("en-US")} blocks were clipped or left out (${model.omitted.estimated ? "about " : ""}${model.omitted.bytes.toLocaleString("en-US")} bytes); each says so where it was cut.`;

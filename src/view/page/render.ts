@@ -24,12 +24,15 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
 
 /**
  * Session text is not trusted: besides scripts, no form (a planted "re-enter your key" form could
- * post it away), no style element or attribute (it could restyle the whole page), no base.
+ * post it away), no style element or attribute (it could restyle the whole page), no base, no
+ * class or id (the page's own classes would draw it as bonsai's notice, leaf badge or entry link,
+ * or lay it over other cards), and no dialog or image map (an open dialog over the page, links
+ * over an image).
  */
 const SANITIZE = {
   USE_PROFILES: { html: true },
-  FORBID_TAGS: ["form", "input", "button", "textarea", "select", "option", "style", "link", "meta", "base"],
-  FORBID_ATTR: ["style", "action", "formaction"],
+  FORBID_TAGS: ["form", "input", "button", "textarea", "select", "option", "style", "link", "meta", "base", "dialog", "map", "area"],
+  FORBID_ATTR: ["style", "action", "formaction", "class", "id"],
 };
 
 export function markdown(text: string): HTMLElement {
