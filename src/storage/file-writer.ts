@@ -345,11 +345,8 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
 /**
  * Appends to `to` the lines that the file open as `from` gained after byte `start` and that `ids`
  * does not hold, again while it keeps growing; a line still being written (no newline yet) is
- * waited for up to ~100 ms. Returns the bytes written and how far the file was read.
- */
-/**
- * Appends to `to` the lines another program wrote to `from` after `start`, until it stops growing.
- * `tornLength`: the first line is a torn write of that many bytes, dropped if it is still that.
+ * waited for up to ~100 ms. `tornLength`: the first line was read at open as a torn write of that
+ * many bytes, dropped if it is still that. Returns the bytes written and how far the file was read.
  */
 function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean, tornLength?: number): { written: number; read: number } {
   let read = start;
