@@ -18,7 +18,6 @@ import {
   mkdirSync,
   openSync,
   readlinkSync,
-  readSync,
   realpathSync,
   renameSync,
   statSync,
@@ -27,18 +26,18 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { lineId } from "../format/lines.js";
+import { pause, writeAll } from "./fd-io.js";
+import { carryForeignLines } from "./foreign-lines.js";
 import { acquireLock, type FileLock, removeStaleFiles } from "./lock.js";
+
+export { writeAll } from "./fd-io.js";
 
 export interface AppendOptions {
   /** fsync after every append (durable against power loss; slower). Default false: flush() syncs. */
   fsyncEachAppend?: boolean;
 }
 
-export function writeAll(fd: number, data: Buffer): void {
-  let written = 0;
-  while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-}
+
 
 // the one JSONL serializer (format/lines.ts), where tests and tools have always found it; and lineId, where file.ts finds it
 export { toJsonl } from "../format/lines.js";
@@ -340,73 +339,5 @@ export function removeStaleTemps(path: string): void {
   removeStaleFiles(dirname(path), tempPrefix(path), (rest) => /^[0-9a-f]{12}\.tmp$/.test(rest));
 }
 
-const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/**
- * Appends to `to` the lines that the file open as `from` gained after byte `start` and that `ids`
- * does not hold, again while it keeps growing; a line still being written (no newline yet) is
- * waited for up to ~100 ms. `tornLength`: the first line was read at open as a torn write of that
- * many bytes, dropped if it is still that. Returns the bytes written and how far the file was read.
- */
-function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean, tornLength?: number): { written: number; read: number } {
-  let read = start;
-  let written = 0;
-  for (let waits = 0; ; ) {
-    const size = fstatSync(from).size;
-    if (size <= read) return { written, read };
-    const tail = readRange(from, read, size);
-    // the torn write as it was read, and nothing after it: nothing to carry yet, and the next look starts at it again
-    if (read === start && tail.length === tornLength && tail.indexOf(0x0a) === -1) return { written, read };
-    if (tail[tail.length - 1] !== 0x0a && waits < 20) {
-      waits++; // a line is being written: give its writer a moment to finish it
-      pause(5);
-      continue;
-    }
-    waits = 0;
-    // another program's lines go over as the bytes they are (a carriage return, bytes that are
-    // not UTF-8, a blank line): only bonsai's own lines, which the new file holds already, stay
-    const foreign: Buffer[] = [];
-    for (let at = 0; at < tail.length; ) {
-      const newline = tail.indexOf(0x0a, at);
-      const end = newline === -1 ? tail.length : newline;
-      const stillTorn = at === 0 && read === start && end === tornLength;
-      if (!stillTorn && !isOwnLine(tail.subarray(at, end), ids)) foreign.push(tail.subarray(at, end), NEWLINE);
-      at = end + 1;
-    }
-    if (foreign.length > 0) {
-      const data = Buffer.concat(needsNewline && written === 0 ? [NEWLINE, ...foreign] : foreign);
-      writeAll(to, data);
-      written += data.length;
-    }
-    read = size;
-  }
-}
 
-const NEWLINE = Buffer.from("\n");
-
-/**
- * Whether a line is one of bonsai's own: an entry whose id (its own, not one nested in it, as
- * `lineId` would take from an extension's `{"ref":{"id":…}}`) is one bonsai wrote.
- */
-function isOwnLine(bytes: Buffer, ids: ReadonlySet<string>): boolean {
-  const text = bytes.toString("utf8");
-  const id = lineId(text);
-  if (id === undefined || !ids.has(id)) return false;
-  try {
-    const value = JSON.parse(text) as { id?: unknown } | null;
-    return typeof value === "object" && value !== null && value.id === id;
-  } catch {
-    return false;
-  }
-}
-
-function readRange(fd: number, start: number, end: number): Buffer {
-  const bytes = Buffer.alloc(end - start);
-  let done = 0;
-  while (done < bytes.length) {
-    const n = readSync(fd, bytes, done, bytes.length - done, start + done);
-    if (n === 0) return bytes.subarray(0, done);
-    done += n;
-  }
-  return bytes;
-}

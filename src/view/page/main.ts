@@ -9,7 +9,7 @@ import type { Block } from "../blocks.js";
 import type { ViewModel, ViewNode } from "../model.js";
 import { entryCard, type PathMark, pathMarks, treeRow } from "./cards.js";
 import { linkedId, linkTo } from "./deep-link.js";
-import { h } from "./render.js";
+import { h, headerText } from "./render.js";
 import { embeddedSource, type PageSource, serverSource } from "./source.js";
 import { renderTimeline } from "./timeline.js";
 import { VirtualList } from "./virtual-list.js";
@@ -120,16 +120,6 @@ function tipOf(id: string): string {
     if (kids.length === 0) return current;
     current = kids.find((k) => activeSet.has(k)) ?? kids[kids.length - 1];
   }
-}
-
-/**
- * A name, id or place from the session as the page's header shows it: clipped (a 20 KB name
- * would push everything else off the page), with no control character or bidirectional override
- * (which would turn the real counts after it around).
- */
-function headerText(text: string, max: number): string {
-  const plain = text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "?");
-  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
 }
 
 function setModel(next: ViewModel): void {

@@ -96,3 +96,13 @@ export function renderBlock(block: Block): HTMLElement {
       return h("div", { class: "block meta" }, block.text, ...clippedNote(block.clipped));
   }
 }
+
+/**
+ * A name, id or place from the session as the page's header shows it: clipped (a 20 KB name
+ * would push everything else off the page), with no control character or bidirectional override
+ * (which would turn the real counts after it around).
+ */
+export function headerText(text: string, max: number): string {
+  const plain = text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "?");
+  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
+}

@@ -1,0 +1,26 @@
+/**
+ * Reading and writing through a descriptor, whole: the few loops the file writer and the
+ * archive share (a write or a read may do less than asked).
+ */
+import { readSync, writeSync } from "node:fs";
+
+/** Writes all of `data` at the descriptor's position. */
+export function writeAll(fd: number, data: Buffer): void {
+  let written = 0;
+  while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+}
+
+/** The bytes of `fd` from `start` to `end` (fewer when the file ends first). */
+export function readRange(fd: number, start: number, end: number): Buffer {
+  const bytes = Buffer.alloc(end - start);
+  let done = 0;
+  while (done < bytes.length) {
+    const n = readSync(fd, bytes, done, bytes.length - done, start + done);
+    if (n === 0) return bytes.subarray(0, done);
+    done += n;
+  }
+  return bytes;
+}
+
+/** Blocks the thread for `ms` milliseconds: a rewrite waits for another writer's line to end. */
+export const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
