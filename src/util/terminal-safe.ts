@@ -16,15 +16,21 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u
  */
 const OWN_COLORS = /\u001b\[(?:[1-479]|2[2-47-9]|3[1-69])m/g;
 
-/** Text from a session, a file or a model, before any color of bonsai's is added: every control masked. */
+/** A whole color sequence (SGR): common in tool output (a test runner's colors), and dropped rather than shown as "?[32m". */
+const ANY_COLOR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * Text from a session, a file or a model, before any color of bonsai's is added: its color
+ * sequences dropped (none can hide text or pass for bonsai's then), every other control masked.
+ */
 export function untrusted(text: string): string {
-  return text.replace(CONTROLS, "?");
+  return text.replace(ANY_COLOR, "").replace(CONTROLS, "?");
 }
 
 /**
  * Output composed by bonsai, its colors around text from sessions: with `ownColors` (colors are
- * on), the sequences bonsai draws with are kept; any other control is masked, and with colors
- * off every escape is, since none of them can be bonsai's.
+ * on), the sequences bonsai draws with are kept; any other color sequence is dropped and any other
+ * control masked, and with colors off every color sequence is dropped, since none can be bonsai's.
  */
 export function terminalSafe(text: string, ownColors = true): string {
   if (!ownColors) return untrusted(text);

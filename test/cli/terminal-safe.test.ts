@@ -39,15 +39,15 @@ describe("terminalSafe", () => {
     for (const code of ["\u001b[8m", "\u001b[30;40m", "\u001b[30m", "\u001b[47m", "\u001b[38;5;2m", "\u001b[5m"]) assert.doesNotMatch(terminalSafe(`x${code}y`), UNSAFE, JSON.stringify(code));
   });
 
-  it("keeps no escape at all when colors are off, and none in untrusted text", () => {
-    assert.equal(terminalSafe("\u001b[1mbold\u001b[22m", false), "?[1mbold?[22m");
-    assert.equal(untrusted("\u001b[32mgreen\u001b[39m \u202eabc"), "?[32mgreen?[39m ?abc");
+  it("keeps no escape at all when colors are off, and none in untrusted text: colors dropped, the rest masked", () => {
+    assert.equal(terminalSafe("\u001b[1mbold\u001b[22m", false), "bold");
+    assert.equal(untrusted("\u001b[32mgreen\u001b[39m \u202eabc \u001b]0;t\u0007"), "green ?abc ?]0;t?");
   });
 
   it("the chat's tree rows carry no control sequence from the session", () => {
     const row = formatTreeRow({ id: "u1", depth: 0, prefix: "", kind: `user${HIDE}`, text: HOSTILE, label: `pin ${OSC52}`, isLeaf: true, onPath: true }, 200);
     assert.doesNotMatch(row, UNSAFE, JSON.stringify(row));
-    assert.match(row, /^user\?\[8m/);
+    assert.match(row, /^user: /, "the hiding color is dropped from the kind");
   });
 });
 
