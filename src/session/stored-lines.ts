@@ -25,7 +25,7 @@ export class StoredLines {
 
   /**
    * The session as lines for a rewrite: the title slot (copied as the store holds it now: omp
-   * may have retitled in place), the header (serialized when `headerChanged`), then `nodes` in
+   * may have retitled in place), the header (its title edited when `headerChanged`), then `nodes` in
    * file order. Numbers beyond a double, escapes, spacing, key order and keys written twice
    * survive in every line copied. Without lines to copy from, every entry is serialized, its body
    * read first (`loadAll`). Throws when the store no longer holds a line where it was read
@@ -44,7 +44,10 @@ export class StoredLines {
         at.push(0);
       } else out[0] = this.titleSlot.text;
     }
-    if (source && this.headerLine && !headerChanged) {
+    // a changed header (a new title) is the stored line with that edit, when the edit says the same
+    let editHeader = -1;
+    if (source && this.headerLine) {
+      if (headerChanged) editHeader = copied.length;
       copied.push({ id: header.id, ...this.headerLine });
       at.push(slot);
     } else out[slot] = JSON.stringify(header);
@@ -57,7 +60,7 @@ export class StoredLines {
     }
     if (copied.length > 0) {
       const texts = source!.texts(copied);
-      for (let k = 0; k < texts.length; k++) out[at[k]] = texts[k];
+      for (let k = 0; k < texts.length; k++) out[at[k]] = k === editHeader ? headerLine(texts[k], header) : texts[k];
     }
     return out;
   }
@@ -104,4 +107,34 @@ export class StoredLines {
     for (let i = 0; i < nodes.length; i++) Object.assign(nodes[i], place(i + 1 + slot));
     return true;
   }
+}
+
+/** A title member's value as written: a JSON string, its escapes included. */
+const TITLE_MEMBER = /"title"\s*:\s*"(?:[^"\\]|\\.)*"/g;
+
+/**
+ * The header line `header` is, made from the `stored` line by setting, replacing or removing its
+ * title alone, so the fields bonsai does not know keep their bytes (`1e400`, an escape, a key
+ * written twice); each edit is taken only when it reads back as `header`, else the header is
+ * serialized whole.
+ */
+export function headerLine(stored: string, header: SessionHeader): string {
+  const wanted = JSON.stringify(header);
+  const says = (line: string) => {
+    try {
+      return JSON.stringify(JSON.parse(line)) === wanted;
+    } catch {
+      return false;
+    }
+  };
+  const title = typeof header.title === "string" ? JSON.stringify(header.title) : undefined;
+  const candidates: string[] = [];
+  for (const m of stored.matchAll(TITLE_MEMBER)) {
+    const [before, after] = [stored.slice(0, m.index), stored.slice(m.index + m[0].length)];
+    if (title !== undefined) candidates.push(`${before}"title":${title}${after}`);
+    // removed: with the comma before it, or after it when it is the first member
+    else candidates.push(before.replace(/,\s*$/, "") + after, before + after.replace(/^\s*,/, ""));
+  }
+  if (title !== undefined) candidates.push(stored.replace(/\}(\s*)$/, `,"title":${title}}$1`));
+  return candidates.find(says) ?? wanted;
 }

@@ -89,7 +89,7 @@ describe("rewrites copy the lines they do not change", () => {
         session.appendSessionInfo("renamed");
         const afterRename = fileLines(file);
         assertUntouched(afterRename, afterPrune, [0], 1);
-        assert.equal(afterRename[0], JSON.stringify({ ...JSON.parse(original[0]), title: "renamed" }));
+        assert.equal(afterRename[0], original[0].replace(/\}$/, ',"title":"renamed"}'), "the header gains its title, its other bytes as they were");
         assert.match(afterRename.at(-1)!, /^\{"type":"session_info",.*"name":"renamed"\}$/);
 
         assert.deepEqual(restorePrunedOutputs(session).restored, [PRUNED_ID]);
@@ -123,6 +123,21 @@ describe("rewrites copy the lines they do not change", () => {
     second.appendSessionInfo("second name");
     assert.deepEqual(fileLines(file).slice(0, -1), renamed, "only the new session_info line is added");
     await second.close();
+  });
+
+  it("naming the session edits the header's title alone: fields bonsai does not know keep their bytes", async () => {
+    const original = oddSessionLines();
+    const odd = '"big":12345678901234567890,"huge":1e400,"neg":-0,"esc":"caf\\u00e9"';
+    original[0] = original[0].replace(/\}$/, `,${odd}}`);
+    const file = oddFile(original);
+    const session = SessionManager.open(file);
+    session.appendSessionInfo("first name");
+    assert.equal(fileLines(file)[0], original[0].replace(/\}$/, ',"title":"first name"}'), "the title is added, nothing else changes");
+    session.appendSessionInfo('second "name"');
+    assert.equal(fileLines(file)[0], original[0].replace(/\}$/, ',"title":"second \\"name\\""}'), "the title is replaced");
+    session.appendSessionInfo("");
+    assert.equal(fileLines(file)[0], original[0], "the title is removed");
+    await session.close();
   });
 
   it("a change undone before the rewrite (a failed rewrite rolled back) leaves its line as it was", async () => {
