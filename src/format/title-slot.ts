@@ -3,8 +3,9 @@
  * the session header, `{"type":"title","v":1,"title":…,"updatedAt":…,"pad":"   "}` padded with
  * spaces to exactly 256 bytes with its newline (omp 18.2.3, src/session/session-title-slot.ts).
  * omp renames a session by overwriting those 256 bytes in place, so the line must stay at offset 0
- * with its length unchanged: bonsai never writes it, it copies it byte for byte through every
- * rewrite, copy and store, and reads the title off it for `ls`.
+ * with its length unchanged: bonsai copies it byte for byte through every rewrite, copy and store,
+ * reads the title off it for `ls`, and writes it only to rename the session (`retitledSlot`),
+ * since omp takes the title from the slot over the header's.
  */
 
 export const TITLE_SLOT_TYPE = "title";
@@ -46,3 +47,25 @@ export function titleSlotOfLines(lines: readonly string[]): TitleSlot | undefine
 
 /** Where the header is among stored lines: after the title slot when there is one. */
 export const headerLineIndex = (lines: readonly string[]): number => (titleSlotOfLines(lines) ? 1 : 0);
+
+const lineBytes = (line: string) => Buffer.byteLength(line, "utf8") + 1;
+
+/**
+ * The title slot `line` renamed to `title` (set by the user, at `updatedAt`), as omp writes one:
+ * the same 256 bytes with the newline, padded with spaces, the title cut to whole characters when
+ * it does not fit. Undefined when `line` is not a slot of exactly that size (another version's
+ * slot is carried, never rewritten).
+ */
+export function retitledSlot(line: string, title: string, updatedAt: string): string | undefined {
+  const slot = titleSlotOfLines([line]);
+  if (!slot || lineBytes(line) !== TITLE_SLOT_BYTES || slot.v !== 1) return undefined;
+  const make = (text: string, pad: string) => JSON.stringify({ type: TITLE_SLOT_TYPE, v: 1, title: text, source: "user", updatedAt, pad });
+  const chars = [...title];
+  let kept = chars.length;
+  while (kept > 0 && lineBytes(make(chars.slice(0, kept).join(""), "")) > TITLE_SLOT_BYTES) kept--;
+  const text = chars.slice(0, kept).join("");
+  const room = TITLE_SLOT_BYTES - lineBytes(make(text, ""));
+  if (room < 0) return undefined;
+  const renamed = make(text, " ".repeat(room));
+  return lineBytes(renamed) === TITLE_SLOT_BYTES ? renamed : undefined;
+}

@@ -35,6 +35,7 @@ import { checkoutFields, leafFromFile } from "./leaf.js";
 import { SessionView } from "./view.js";
 import type { ContextEditEntry, FileEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry, ThinkingLevelChangeEntry } from "../format/entry-types.js";
 import { validateEntry } from "../format/validate.js";
+import { retitledSlot, titleSlotOfLines } from "../format/title-slot.js";
 
 export class SessionManager extends SessionView {
   /** the leaf was moved without an append; the file still implies the old one */
@@ -280,6 +281,10 @@ export class SessionManager extends SessionView {
     // first: a body read here (where no stored lines were attached) and found invalid adds a
     // skipped line to the issues, and so a backup
     const lines = this.read(() => this.index.storedLines(this.header, this.header !== this.storedHeader));
+    // omp takes the title from its slot over the header's: a renamed session's slot says the new name
+    if (this.header.title !== this.storedHeader.title && titleSlotOfLines(lines)) {
+      lines[0] = retitledSlot(lines[0], this.header.title ?? "", new Date().toISOString()) ?? lines[0];
+    }
     const dropped = this.issues.filter((i) => i.skipped).length;
     const backup = this.store.rewrite(lines, dropped > 0 || this.issues.some((i) => i.kind === "invalid-utf8" || i.kind === "glued-objects"));
     // the rewrite leaves out lines that could not be read: say where they still are

@@ -65,20 +65,27 @@ describe("oh-my-pi's title slot", () => {
     }
   });
 
-  it("prune, rename and restore keep it byte for byte at offset 0, and a title omp wrote in place meanwhile is kept", () => {
+  it("prune and restore keep it byte for byte at offset 0, with a title omp wrote in place meanwhile; a rename by bonsai writes its name there, in the same 256 bytes", () => {
     const { file, lines } = ompFile();
     const session = SessionManager.open(file);
     try {
       pruneSession(session, { config: PRUNE_ONE, now: 1000 });
       assert.equal(fileLines(file)[0], lines[0]);
       const newSlot = retitleInPlace(file, "Login test fixed");
-      session.appendSessionInfo("renamed by bonsai");
-      const now = fileLines(file);
-      assert.equal(now[0], newSlot, "the slot as omp left it, not as bonsai read it");
-      assert.equal(readFileSync(file).subarray(0, TITLE_SLOT_BYTES).toString(), `${newSlot}\n`);
       assert.deepEqual(restorePrunedOutputs(session).restored, [PRUNED_ID]);
-      assert.equal(fileLines(file)[0], newSlot);
+      assert.equal(fileLines(file)[0], newSlot, "the slot as omp left it, not as bonsai read it");
+      // omp takes the title from the slot over the header's: bonsai's rename must reach the slot
+      session.appendSessionInfo("renamed by bonsai");
+      const renamed = fileLines(file)[0];
+      assert.equal(Buffer.byteLength(renamed) + 1, TITLE_SLOT_BYTES);
+      assert.equal(readFileSync(file).subarray(0, TITLE_SLOT_BYTES).toString(), `${renamed}\n`);
+      assert.deepEqual({ ...JSON.parse(renamed), updatedAt: "", pad: "" }, { type: "title", v: 1, title: "renamed by bonsai", source: "user", updatedAt: "", pad: "" });
       assert.equal(JSON.parse(fileLines(file)[1]).type, "session");
+      const long = "Überprüfung ✓ ".repeat(40);
+      session.appendSessionInfo(long);
+      const cut = fileLines(file)[0];
+      assert.equal(Buffer.byteLength(cut) + 1, TITLE_SLOT_BYTES, "a long title is cut to whole characters to fit");
+      assert.ok(long.trim().startsWith(JSON.parse(cut).title) && JSON.parse(cut).title.length > 50, JSON.parse(cut).title);
     } finally {
       void session.close();
     }
