@@ -34,6 +34,9 @@ let pinnedSeen = 0;
 
 type Rewrite = (file: string, c: OracleCase) => Promise<unknown>;
 
+/** The name the rename gives: omp must then show it, since it takes the title from its title slot. */
+const RENAMED = "Renamed by bonsai ✓";
+
 /** The operations that write a session, each as a user runs it. */
 const REWRITES: Record<string, Rewrite> = {
   compact: (file) => compactSession(file, { summarizer: extractiveSummarizer(), keepRecentTokens: 200 }),
@@ -55,6 +58,11 @@ const REWRITES: Record<string, Rewrite> = {
   "compact, then uncompact": async (file) => {
     const compacted = await compactSession(file, { summarizer: extractiveSummarizer(), keepRecentTokens: 200 });
     if (compacted.compacted) await uncompactSession(file);
+  },
+  rename: async (file) => {
+    const session = SessionManager.open(file);
+    session.appendSessionInfo(RENAMED);
+    await session.close();
   },
   "copy to SQLite and back": async (file) => {
     const db = join(dir, `copy-${++counter}.db`);
@@ -109,7 +117,11 @@ for (const agent of AGENTS) {
           const lost = before.filter((id) => !now.includes(id));
           assert.deepEqual(lost, [], `${c.name}, ${name}: entries lost`);
           if (c.lines[0].startsWith('{"type":"title"')) {
-            assert.equal(readFileSync(file, "utf8").slice(0, c.lines[0].length + 1), `${c.lines[0]}\n`, `${c.name}, ${name}: the title slot changed`);
+            const slot = readFileSync(file).subarray(0, Buffer.byteLength(c.lines[0]) + 1).toString();
+            // a rename writes the new name into the slot, in the same bytes; nothing else touches it
+            if (name === "rename") assert.equal(JSON.parse(slot).title, RENAMED, `${c.name}: the title slot does not say the new name`);
+            else assert.equal(slot, `${c.lines[0]}\n`, `${c.name}, ${name}: the title slot changed`);
+            assert.ok(slot.endsWith("\n"), `${c.name}, ${name}: the title slot is no longer ${Buffer.byteLength(c.lines[0]) + 1} bytes`);
           }
           runs.push({ what: `${c.name}, after ${name}`, file, c, original });
         }
@@ -125,6 +137,7 @@ for (const agent of AGENTS) {
           continue;
         }
         if (run.c.name === "omp-after-clear" && CLEARED.test(JSON.stringify(theirs.messages))) differences.push(`${run.what}: a cleared turn is back in ${agent.name}'s context`);
+        if (run.what.endsWith("after rename") && theirs.title !== undefined && theirs.title !== RENAMED) differences.push(`${run.what}: ${agent.name} shows the title ${JSON.stringify(theirs.title)}`);
         // the system prompt and tools the agent sends are the ones it sent before the rewrite (a
         // checkout moves to where they may have been others)
         const before = beforeOf(run);
