@@ -14,6 +14,7 @@ import {
   fchownSync,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -207,10 +208,16 @@ export class SessionFileWriter {
     this.checkOpen();
     const fd = this.openFd();
     const data = Buffer.from(this.needsNewline ? `\n${text}` : text, "utf8");
+    // the first lines of a new file hold its header: torn, they would leave a file no one can open
+    const empty = this.readTo === 0 && this.appendedIds.size === 0 && fstatSync(fd).size === 0;
     let written = 0;
     try {
       while (written < data.length) written += writeSync(fd, data, written, data.length - written);
     } catch (error) {
+      if (empty && written > 0) {
+        ftruncateSync(fd, 0);
+        written = 0;
+      }
       // part of the line is in the file (a full disk): the next append starts a new line, so the
       // torn bytes stay a line of their own (reported and skipped on reading) and glue to nothing
       if (written > 0) this.needsNewline = true;

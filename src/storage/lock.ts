@@ -66,9 +66,10 @@ function createLockFile(lockPath: string, content: string): void {
   const tmp = `${lockPath}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   try {
     writeFileSync(tmp, content, { flag: "wx" });
-  } catch {
-    createLockFileInTwoSteps(lockPath, content);
-    return;
+  } catch (error) {
+    // a full disk fails the lock's own write too: say so, and leave no half-written file behind
+    removeIfThere(tmp);
+    throw error;
   }
   try {
     linkSync(tmp, lockPath);
@@ -85,8 +86,20 @@ function createLockFileInTwoSteps(lockPath: string, content: string): void {
   const fd = openSync(lockPath, "wx");
   try {
     writeSync(fd, content);
-  } finally {
+  } catch (error) {
+    // an empty lock left behind would refuse every later writer as if one held it
     closeSync(fd);
+    removeIfThere(lockPath);
+    throw error;
+  }
+  closeSync(fd);
+}
+
+function removeIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // never made, or gone already
   }
 }
 
@@ -150,7 +163,7 @@ export function acquireLock(sessionPath: string): FileLock {
         throw new SessionFileError(
           "UNREADABLE",
           sessionPath,
-          `cannot take the writer lock ${basename(lockPath)} (${code ?? errorText(error)}: ${code === "EACCES" || code === "EPERM" ? "no permission to create files in its folder" : code === "EROFS" ? "read-only file system" : errorText(error)}); open it read-only, or fix the folder's permissions`,
+          `cannot take the writer lock ${basename(lockPath)} (${code ?? errorText(error)}: ${code === "EACCES" || code === "EPERM" ? "no permission to create files in its folder" : code === "EROFS" ? "read-only file system" : code === "ENOSPC" || code === "EDQUOT" ? "the disk is full" : errorText(error)}); ${code === "ENOSPC" || code === "EDQUOT" ? "free some space, or open it read-only" : "open it read-only, or fix the folder's permissions"}`,
         );
       }
     }

@@ -659,3 +659,57 @@ describe("an append that fails part way", () => {
     }
   });
 });
+
+/** From an audit with a full disk: nothing bonsai leaves behind may stop the session from being used once there is room. */
+describe("a full disk at the start of a session", () => {
+  const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+  const full = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+
+  it("a lock that cannot be written says the disk is full and leaves no lock behind", async () => {
+    const path = freshFile();
+    const real = cjsFs.writeFileSync;
+    mock.method(cjsFs, "writeFileSync", (file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+      if (String(file).includes(".lock")) throw full();
+      return (real as (...a: unknown[]) => void)(file, ...rest);
+    });
+    syncBuiltinESMExports();
+    try {
+      assert.throws(() => SessionManager.open(path), /the disk is full/);
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(fs.readdirSync(resolve(path, "..")).filter((f) => f.includes(".lock")), [], "no lock file left");
+    const session = SessionManager.open(path); // not refused as if another writer held it
+    session.appendMessage(userMsg("there is room now"));
+    await session.close();
+  });
+
+  it("a first append torn by the disk leaves an empty file, so the session opens once there is room", async () => {
+    const path = freshFile();
+    const session = SessionManager.open(path);
+    const real = cjsFs.writeSync;
+    let calls = 0;
+    mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset: number, length: number) => {
+      if (++calls === 1) return real(fd, buffer, offset, Math.floor(length / 3));
+      throw full();
+    });
+    syncBuiltinESMExports();
+    try {
+      assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/);
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.equal(fs.statSync(path).size, 0, "the torn header is taken back");
+    const kept = session.appendMessage(userMsg("written once there is room"));
+    await session.close();
+    const reopened = SessionManager.open(path, { readOnly: true });
+    try {
+      assert.equal(reopened.getLeafId(), kept);
+      assert.deepEqual(reopened.getLoadIssues(), []);
+    } finally {
+      void reopened.close();
+    }
+  });
+});
