@@ -165,12 +165,19 @@ export function writeCacheFile(where: string, data: Uint8Array): void {
     fd = openSync(tmp, "wx", 0o600);
     let at = 0;
     while (at < data.length) at += writeSync(fd, data, at, data.length - at);
-    closeSync(fd);
+    // forgotten before the close: a close that fails (EIO, a quota reported at close) has still
+    // released it, and closing it again would throw out of here
+    const written = fd;
     fd = undefined;
+    closeSync(written);
     renameSync(tmp, where);
     sweep(join(where, ".."), where);
   } catch {
-    if (fd !== undefined) closeSync(fd);
+    try {
+      if (fd !== undefined) closeSync(fd);
+    } catch {
+      // released anyway
+    }
     try {
       unlinkSync(tmp);
     } catch {

@@ -3,11 +3,12 @@
  * `--md [--all]` (Markdown of the active path, or of every entry), bounded by --max-bytes. The
  * work is src/view/export.ts's; the session is only read.
  */
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { parseByteSize } from "../../server/limits.js";
 import { positiveInteger } from "../numeric-options.js";
-import { formatBytes, progress, runAction, UsageError, warn, SESSION_ARGUMENT_HELP } from "../output.js";
+import { CliError, formatBytes, progress, runAction, UsageError, warn, SESSION_ARGUMENT_HELP } from "../output.js";
+import { writeFileAtomic } from "../../storage/file-writer.js";
 import { untrusted } from "../../util/terminal-safe.js";
 
 interface ExportCommandOptions {
@@ -54,7 +55,7 @@ export function register(program: Command): void {
           onWarning: warn,
         });
         if (options.output) {
-          writeFileSync(options.output, text);
+          writeExport(options.output, text);
           progress(`wrote ${options.output} (${formatBytes(Buffer.byteLength(text))})`);
         } else {
           // to a terminal, session text must not drive it; to a pipe or a file, the export is as written
@@ -62,4 +63,18 @@ export function register(program: Command): void {
         }
       }),
     );
+}
+
+/**
+ * Writes the export to `path` through a temp file and a rename, so a full disk leaves the page
+ * that was there whole; a device or a pipe (`-o /dev/stdout`) is written to as it is.
+ */
+function writeExport(path: string, text: string): void {
+  try {
+    const existing = statSync(path, { throwIfNoEntry: false });
+    if (existing && !existing.isFile()) writeFileSync(path, text);
+    else writeFileAtomic(path, text);
+  } catch (error) {
+    throw new CliError(`cannot write ${path}: ${(error as Error).message}`);
+  }
 }
