@@ -625,6 +625,17 @@ describe("appends and rewrites", () => {
   });
 });
 
+/** Runs `run` with the node:fs mocks set up before it seen by ESM imports too, and takes them away after. */
+function whileMocked(run: () => void): void {
+  syncBuiltinESMExports();
+  try {
+    run();
+  } finally {
+    mock.restoreAll();
+    syncBuiltinESMExports();
+  }
+}
+
 /** Issue 26, defect 1: an append that fails part way (a full disk) must not make the next one unreadable. */
 describe("an append that fails part way", () => {
   it("leaves its torn bytes on a line of their own: the next append is read, with its parent", async () => {
@@ -640,13 +651,7 @@ describe("an append that fails part way", () => {
       if (++calls === 1) return real(fd, buffer, offset, Math.floor(length / 2));
       throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
     });
-    syncBuiltinESMExports();
-    try {
-      assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/);
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-    }
+    whileMocked(() => assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/));
     const after = session.appendMessage(userMsg("written once there is room"));
     await session.close();
     const reopened = SessionManager.open(path, { readOnly: true });
@@ -672,13 +677,7 @@ describe("a full disk at the start of a session", () => {
       if (String(file).includes(".lock")) throw full();
       return (real as (...a: unknown[]) => void)(file, ...rest);
     });
-    syncBuiltinESMExports();
-    try {
-      assert.throws(() => SessionManager.open(path), /the disk is full/);
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-    }
+    whileMocked(() => assert.throws(() => SessionManager.open(path), /the disk is full/));
     assert.deepEqual(fs.readdirSync(resolve(path, "..")).filter((f) => f.includes(".lock")), [], "no lock file left");
     const session = SessionManager.open(path); // not refused as if another writer held it
     session.appendMessage(userMsg("there is room now"));
@@ -694,13 +693,7 @@ describe("a full disk at the start of a session", () => {
       if (++calls === 1) return real(fd, buffer, offset, Math.floor(length / 3));
       throw full();
     });
-    syncBuiltinESMExports();
-    try {
-      assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/);
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-    }
+    whileMocked(() => assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/));
     assert.equal(fs.statSync(path).size, 0, "the torn header is taken back");
     const kept = session.appendMessage(userMsg("written once there is room"));
     await session.close();
