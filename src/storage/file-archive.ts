@@ -4,7 +4,7 @@
  * lock. An append is one write, synced, that first closes off a torn last line; a replace is a
  * synced temp file renamed over the sidecar (no lines: no sidecar).
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { forEachBufferLine, jsonlText } from "../format/lines.js";
 import { readFileLines } from "./file-lines.js";
@@ -51,11 +51,16 @@ export function sidecarArchive(sessionFile: string): StoreArchive {
   };
 }
 
-/** `session` is the session file: a new archive gets its mode and owner (it holds the same outputs). */
+/**
+ * `session` is the session file: a new archive gets its mode and owner (it holds the same
+ * outputs). A write the disk cannot take leaves the archive as it was (a new one not at all):
+ * a torn line would be reported by every later restore.
+ */
 function appendSidecar(path: string, lines: readonly string[], session: string): void {
   if (lines.length === 0) return;
   const existed = statSync(path, { throwIfNoEntry: false }) !== undefined;
   const fd = openSync(path, "a+", 0o644);
+  let failed = false;
   try {
     if (!existed) keepAccess(fd, statSync(session, { throwIfNoEntry: false }));
     const size = fstatSync(fd).size;
@@ -65,10 +70,17 @@ function appendSidecar(path: string, lines: readonly string[], session: string):
       readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) prefix = "\n";
     }
-    writeAll(fd, Buffer.from(`${prefix}${jsonlText(lines)}`, "utf8"));
-    fsyncSync(fd);
+    try {
+      writeAll(fd, Buffer.from(`${prefix}${jsonlText(lines)}`, "utf8"));
+      fsyncSync(fd);
+    } catch (error) {
+      failed = true;
+      ftruncateSync(fd, size);
+      throw error;
+    }
   } finally {
     closeSync(fd);
+    if (failed && !existed) unlinkSync(path);
   }
 }
 

@@ -43,6 +43,15 @@ export interface AppendOptions {
 // the one JSONL serializer (format/lines.ts), where tests and tools have always found it; and lineId, where file.ts finds it
 export { toJsonl } from "../format/lines.js";
 
+/**
+ * `error` saying which session it is about: a write, fsync or close error names no file
+ * ("ENOSPC: no space left on device, write"). Its code and class are kept.
+ */
+function located(error: unknown, path: string): unknown {
+  if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined && !error.message.includes(path)) error.message = `${path}: ${error.message}`;
+  return error;
+}
+
 /** The prefix of bonsai's temporary files beside `path`; stale ones are removed on the next open. */
 export const tempPrefix = (path: string) => `.${basename(path)}.`;
 
@@ -221,7 +230,7 @@ export class SessionFileWriter {
       // part of the line is in the file (a full disk): the next append starts a new line, so the
       // torn bytes stay a line of their own (reported and skipped on reading) and glue to nothing
       if (written > 0) this.needsNewline = true;
-      throw error;
+      throw located(error, this.path);
     }
     // a rewrite must not take these for another program's lines (no syscall here: appends are hot)
     for (const id of ownIds) this.appendedIds.add(id);
@@ -280,6 +289,8 @@ export class SessionFileWriter {
           }
         }
       }
+    } catch (error) {
+      throw located(error, this.path);
     } finally {
       if (old !== undefined) closeSync(old);
     }

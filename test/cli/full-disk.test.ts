@@ -1,6 +1,7 @@
 /**
  * From an audit on a full disk: an export that cannot be written leaves the page that was there
- * whole and names the file, and a cache that cannot be closed never breaks the open it was for.
+ * whole and names the file, a prune whose archive cannot be written leaves no torn archive, and a
+ * cache that cannot be closed never breaks the open it was for.
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -8,7 +9,10 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join, resolve } from "node:path";
 import { after, describe, it, mock } from "node:test";
 import { buildProgram } from "../../src/cli/program.js";
+import { prunedArchivePath, pruneSession } from "../../src/ops/prune.js";
+import { SessionManager } from "../../src/session/manager.js";
 import { writeCacheFile } from "../../src/storage/open-index-file.js";
+import { oddSessionLines, PRUNE_ONE } from "../helpers/odd-session.js";
 import { tempDir } from "../helpers/session-builders.js";
 
 const temp = tempDir();
@@ -49,6 +53,32 @@ describe("a full disk", () => {
     assert.equal(fs.readFileSync(out, "utf8"), "the page of yesterday");
     assert.match(errors.join(""), new RegExp(`cannot write ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: ENOSPC`));
     assert.deepEqual(fs.readdirSync(temp.dir).filter((f) => f.endsWith(".tmp")), [], "no temp file left");
+  });
+
+  it("a prune whose new archive cannot be written leaves neither a torn archive nor a changed session", async () => {
+    const file = join(temp.dir, "prune.jsonl");
+    fs.writeFileSync(file, `${oddSessionLines().join("\n")}\n`);
+    const before = fs.readFileSync(file);
+    const session = SessionManager.open(file);
+    const real = cjsFs.writeSync;
+    mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset: number, length: number, ...rest: unknown[]) => {
+      // the archive's records: half of them go, then the disk is full
+      if (Buffer.isBuffer(buffer) && buffer.includes('"entryId"')) {
+        (real as (...a: unknown[]) => number)(fd, buffer, offset, Math.floor(length / 2), ...rest);
+        throw full();
+      }
+      return (real as (...a: unknown[]) => number)(fd, buffer, offset, length, ...rest);
+    });
+    syncBuiltinESMExports();
+    try {
+      assert.throws(() => pruneSession(session, { config: PRUNE_ONE, now: 1000 }), /ENOSPC/);
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+      await session.close();
+    }
+    assert.equal(fs.existsSync(prunedArchivePath(file)), false, "no archive, torn or empty");
+    assert.ok(fs.readFileSync(file).equals(before), "the session as it was");
   });
 
   it("a cache whose close fails is given up quietly, with no temp file left", () => {

@@ -693,7 +693,7 @@ describe("a full disk at the start of a session", () => {
       if (++calls === 1) return real(fd, buffer, offset, Math.floor(length / 3));
       throw full();
     });
-    whileMocked(() => assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/));
+    whileMocked(() => assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), (error: Error) => error.message === `${path}: ENOSPC: no space left on device, write`));
     assert.equal(fs.statSync(path).size, 0, "the torn header is taken back");
     const kept = session.appendMessage(userMsg("written once there is room"));
     await session.close();
