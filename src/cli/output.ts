@@ -7,7 +7,7 @@ import { SessionFileError } from "../storage/load.js";
 import { SessionLockedError } from "../storage/lock.js";
 import { CliError, UsageError } from "../util/cli-error.js";
 import { useColor } from "../util/colors.js";
-import { terminalSafe, untrusted } from "../util/terminal-safe.js";
+import { BIDI_OVERRIDES, terminalSafe, untrusted } from "../util/terminal-safe.js";
 import { connectionErrorText, FetchFailures, isConnectionError } from "../chat/connection-error.js";
 
 export { CliError, UsageError } from "../util/cli-error.js";
@@ -33,6 +33,9 @@ export function print(text: string): void {
   process.stdout.write(color && body.includes("\u001b[") ? `${body}\u001b[0m\n` : `${body}\n`);
 }
 
+/** Every control character (tabs and line breaks too, on one line) and the bidirectional overrides. */
+const LINE_CONTROLS = new RegExp(`[\u0000-\u001f\u007f-\u009f${BIDI_OVERRIDES}]`, "g");
+
 /**
  * Collapses a message to one line, so every report on stderr stays one line, and masks control
  * characters: messages may quote bytes of a binary file, which must not drive the terminal.
@@ -40,7 +43,7 @@ export function print(text: string): void {
 export function oneLine(text: string): string {
   return text
     .replace(/\s*\n\s*/g, " ")
-    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "?")
+    .replace(LINE_CONTROLS, "?")
     .trim();
 }
 

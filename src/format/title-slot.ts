@@ -61,7 +61,8 @@ export function retitledSlot(line: string, title: string, updatedAt: string): st
   if (!slot || lineBytes(line) !== TITLE_SLOT_BYTES || slot.v !== 1) return undefined;
   const make = (text: string, pad: string) => JSON.stringify({ type: TITLE_SLOT_TYPE, v: 1, title: text, source: "user", updatedAt, pad });
   const chars = [...title];
-  let kept = chars.length;
+  // a character takes a byte at least: more than the slot's bytes cannot fit
+  let kept = Math.min(chars.length, TITLE_SLOT_BYTES);
   while (kept > 0 && lineBytes(make(chars.slice(0, kept).join(""), "")) > TITLE_SLOT_BYTES) kept--;
   const text = chars.slice(0, kept).join("");
   const room = TITLE_SLOT_BYTES - lineBytes(make(text, ""));

@@ -5,7 +5,7 @@
 import { readSync, writeSync } from "node:fs";
 
 /** Writes all of `data` at the descriptor's position. */
-export function writeAll(fd: number, data: Buffer): void {
+export function writeAll(fd: number, data: Uint8Array): void {
   let written = 0;
   while (written < data.length) written += writeSync(fd, data, written, data.length - written);
 }

@@ -38,8 +38,6 @@ export interface AppendOptions {
   fsyncEachAppend?: boolean;
 }
 
-
-
 // the one JSONL serializer (format/lines.ts), where tests and tools have always found it; and lineId, where file.ts finds it
 export { toJsonl } from "../format/lines.js";
 

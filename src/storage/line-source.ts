@@ -71,8 +71,8 @@ export class FileLines implements LineSource {
     try {
       // a line's range leaves out the carriage return of a CRLF ending (format/lines.ts): the byte
       // after it is read too, so a copied line keeps the ending it had
-      const size = fstatSync(fd).size;
-      const reads = ranges.map((r) => (r.offset + r.length < size ? { offset: r.offset, length: r.length + 1 } : r));
+      const fileSize = fstatSync(fd).size;
+      const reads = ranges.map((r) => (r.offset + r.length < fileSize ? { offset: r.offset, length: r.length + 1 } : r));
       readRanges(
         reads,
         (buffer, size, position) => {

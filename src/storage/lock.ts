@@ -159,11 +159,12 @@ export function acquireLock(sessionPath: string): FileLock {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "EEXIST") {
+        const full = code === "ENOSPC" || code === "EDQUOT";
         // a folder bonsai may not write to, a read-only disk: one line about the session, not the lock file
         throw new SessionFileError(
           "UNREADABLE",
           sessionPath,
-          `cannot take the writer lock ${basename(lockPath)} (${code ?? errorText(error)}: ${code === "EACCES" || code === "EPERM" ? "no permission to create files in its folder" : code === "EROFS" ? "read-only file system" : code === "ENOSPC" || code === "EDQUOT" ? "the disk is full" : errorText(error)}); ${code === "ENOSPC" || code === "EDQUOT" ? "free some space, or open it read-only" : "open it read-only, or fix the folder's permissions"}`,
+          `cannot take the writer lock ${basename(lockPath)} (${code ?? errorText(error)}: ${code === "EACCES" || code === "EPERM" ? "no permission to create files in its folder" : code === "EROFS" ? "read-only file system" : full ? "the disk is full" : errorText(error)}); ${full ? "free some space, or open it read-only" : "open it read-only, or fix the folder's permissions"}`,
         );
       }
     }

@@ -19,9 +19,10 @@
  *   goes through an index).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { writeAll } from "./fd-io.js";
 import type { BodyLoading, EntrySink } from "./load-types.js";
 import { CallColumns, type CallSource, RecordingSink, replaySinkCalls } from "./open-index.js";
 import { decodeIndex, encodeIndex } from "./open-index-codec.js";
@@ -163,8 +164,7 @@ export function writeCacheFile(where: string, data: Uint8Array): void {
   try {
     mkdirSync(join(where, ".."), { recursive: true, mode: 0o700 });
     fd = openSync(tmp, "wx", 0o600);
-    let at = 0;
-    while (at < data.length) at += writeSync(fd, data, at, data.length - at);
+    writeAll(fd, data);
     // forgotten before the close: a close that fails (EIO, a quota reported at close) has still
     // released it, and closing it again would throw out of here
     const written = fd;

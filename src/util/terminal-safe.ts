@@ -6,7 +6,9 @@
  * "exe.txt" around). Every control character but the newline and the tab becomes "?", escape
  * sequences with it, and so do the overrides and isolates.
  */
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** The bidirectional overrides and isolates, as a range of a character class (oneLine masks them too). */
+export const BIDI_OVERRIDES = "\u202a-\u202e\u2066-\u2069";
+const CONTROLS = new RegExp(`[\u0000-\u0008\u000b-\u001f\u007f-\u009f${BIDI_OVERRIDES}]`, "g");
 
 /**
  * The color sequences bonsai's own output is drawn with (util/colors.ts, picocolors): bold, dim,
