@@ -101,11 +101,18 @@ export async function uncompactSession(target: SessionTarget, options: Uncompact
       result.copied = copy.map((e) => [e.id, ""]);
       return result;
     }
-    if (compaction.parentId === null) session.resetLeaf();
-    else session.branch(compaction.parentId);
-    for (const entry of copy) result.copied.push([entry.id, session.appendCopy(entry)]);
-    // with nothing to copy the move itself is what is written
-    if (copy.length === 0) session.persistLeaf();
+    const moveLeaf = (id: string | null) => (id === null ? session.resetLeaf() : session.branch(id));
+    moveLeaf(compaction.parentId);
+    try {
+      // one write: a full disk leaves no copy, so the file's leaf is never a partial branch
+      const copies = session.appendCopies(copy);
+      result.copied = copy.map((entry, i) => [entry.id, copies[i]]);
+      // with nothing to copy the move itself is what is written
+      if (copy.length === 0) session.persistLeaf();
+    } catch (error) {
+      moveLeaf(oldLeafId); // what closing the session persists: the leaf it had, not the branch point
+      throw error;
+    }
     result.newLeafId = session.getLeafId();
     await session.flush();
     return result;

@@ -133,12 +133,23 @@ export class SessionManager extends SessionView {
   }
 
   /**
-   * Appends a copy of `entry` at the leaf: the same fields under a new id, parent and time (undoing
-   * a compaction copies what came after it onto the branch before it).
+   * Appends copies of `entries` at the leaf, each under the one before: the same fields under a
+   * new id, parent and time (undoing a compaction copies what came after it onto the branch before
+   * it). One write: one that fails (a full disk) leaves none of them, so the file's last entry,
+   * which a reader takes as the leaf, is never a copy part of the way through. Returns their ids.
    */
-  appendCopy(entry: SessionEntry): string {
-    const { id: _id, parentId: _parent, timestamp: _time, ...fields } = entry;
-    return this.append(fields as NewEntry<SessionEntry>);
+  appendCopies(entries: readonly SessionEntry[]): string[] {
+    const copies: SessionEntry[] = [];
+    const taken = { has: (id: string) => this.index.has(id) || copies.some((c) => c.id === id) };
+    for (const { id: _id, parentId: _parent, timestamp: _time, ...fields } of entries) {
+      copies.push(this.stamped(fields as NewEntry<SessionEntry>, copies.at(-1)?.id ?? this.leafId, taken));
+    }
+    if (copies.length === 0) return [];
+    this.store.append(this.header, ...copies); // written before they join the index
+    for (const copy of copies) this.index.add(copy);
+    this.leafId = copies[copies.length - 1].id;
+    this.leafMoved = false;
+    return copies.map((c) => c.id);
   }
 
   appendLabelChange(targetId: string, label?: string): string {
@@ -164,16 +175,22 @@ export class SessionManager extends SessionView {
   }
 
   private append<E extends SessionEntry>(fields: NewEntry<E>, parentId: string | null = this.leafId): string {
-    const entry = stampEntry(fields, parentId, this.index);
-    // Types do not reach plain JavaScript: an entry every later read would warn about and skip
-    // (a message without a role, content that is not text or blocks) is refused before it is written.
-    const problem = validateEntry(entry);
-    if (problem) throw new TypeError(`SessionManager: not appended, the ${entry.type} entry is invalid: ${problem}`);
+    const entry = this.stamped(fields, parentId, this.index);
     this.store.append(this.header, entry); // written before it joins the index
     this.index.add(entry);
     this.leafId = entry.id;
     this.leafMoved = false;
     return entry.id;
+  }
+
+  /** A new entry of `fields` under `parentId`, with an id not `taken`; refused when it is not valid. */
+  private stamped<E extends SessionEntry>(fields: NewEntry<E>, parentId: string | null, taken: { has(id: string): boolean }): E {
+    const entry = stampEntry(fields, parentId, taken);
+    // Types do not reach plain JavaScript: an entry every later read would warn about and skip
+    // (a message without a role, content that is not text or blocks) is refused before it is written.
+    const problem = validateEntry(entry);
+    if (problem) throw new TypeError(`SessionManager: not appended, the ${entry.type} entry is invalid: ${problem}`);
+    return entry;
   }
 
   // ---------------------------------------------------------------- navigation

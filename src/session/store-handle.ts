@@ -105,10 +105,10 @@ export class StoreHandle {
     if (this.where && !this.backend()) throw new Error(`${this.where}: session was opened read-only`);
   }
 
-  /** Writes the entry (and the header, the first time); nothing in memory. */
-  append(header: SessionHeader, entry: SessionEntry): void {
+  /** Writes the entries in one append (and the header, the first time); nothing in memory. */
+  append(header: SessionHeader, ...entries: SessionEntry[]): void {
     if (!this.where) return;
-    this.requireWriter().append(toJsonLines(this.headerWritten ? [entry] : [header, entry]));
+    this.requireWriter().append(toJsonLines(this.headerWritten ? entries : [header, ...entries]));
     this.headerWritten = true;
   }
 

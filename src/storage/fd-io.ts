@@ -2,7 +2,7 @@
  * Reading and writing through a descriptor, whole: the few loops the file writer and the
  * archive share (a write or a read may do less than asked).
  */
-import { readSync, writeSync } from "node:fs";
+import { fstatSync, ftruncateSync, readSync, writeSync } from "node:fs";
 
 /** Writes all of `data` at the descriptor's position. */
 export function writeAll(fd: number, data: Uint8Array): void {
@@ -20,6 +20,22 @@ export function readRange(fd: number, start: number, end: number): Buffer {
     done += n;
   }
   return bytes;
+}
+
+/**
+ * Cuts `bytes`, just written, off the end of the file open as `fd` (for reading too) when they are
+ * still its last bytes, that is when no other program appended after them; true when it did. A
+ * write torn by a full disk is taken back this way, and the file is as it was before it.
+ */
+export function takeBack(fd: number, bytes: Uint8Array): boolean {
+  try {
+    const size = fstatSync(fd).size;
+    if (size < bytes.length || !readRange(fd, size - bytes.length, size).equals(bytes)) return false;
+    ftruncateSync(fd, size - bytes.length);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Blocks the thread for `ms` milliseconds: a rewrite waits for another writer's line to end. */

@@ -14,7 +14,6 @@ import {
   fchownSync,
   fstatSync,
   fsyncSync,
-  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -27,7 +26,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { pause, writeAll } from "./fd-io.js";
+import { pause, takeBack, writeAll } from "./fd-io.js";
 import { carryForeignLines } from "./foreign-lines.js";
 import { acquireLock, type FileLock, removeStaleFiles } from "./lock.js";
 
@@ -197,7 +196,7 @@ export class SessionFileWriter {
   private openFd(): number {
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.target, "a", 0o644);
+      this.fd = openSync(this.target, "a+", 0o644); // read too: a torn append is compared before it is taken back
     }
     return this.fd;
   }
@@ -215,18 +214,15 @@ export class SessionFileWriter {
     this.checkOpen();
     const fd = this.openFd();
     const data = Buffer.from(this.needsNewline ? `\n${text}` : text, "utf8");
-    // the first lines of a new file hold its header: torn, they would leave a file no one can open
-    const empty = this.readTo === 0 && this.appendedIds.size === 0 && fstatSync(fd).size === 0;
     let written = 0;
     try {
       while (written < data.length) written += writeSync(fd, data, written, data.length - written);
     } catch (error) {
-      if (empty && written > 0) {
-        ftruncateSync(fd, 0);
-        written = 0;
-      }
-      // part of the line is in the file (a full disk): the next append starts a new line, so the
-      // torn bytes stay a line of their own (reported and skipped on reading) and glue to nothing
+      // part of the lines is in the file (a full disk): taken back, so none of them is (a torn
+      // header would leave a file no one can open, a torn batch a leaf part of the way through)
+      if (written > 0 && takeBack(fd, data.subarray(0, written))) written = 0;
+      // unless another program appended after them: then the next append starts a new line, so
+      // the torn bytes stay a line of their own (reported and skipped on reading) and glue to nothing
       if (written > 0) this.needsNewline = true;
       throw located(error, this.path);
     }

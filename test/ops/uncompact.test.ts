@@ -4,10 +4,11 @@
  * file only grows; a label after the compaction is reported, not copied; a dry run writes nothing.
  */
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, readlinkSync, rmSync, realpathSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { after, describe, it, mock } from "node:test";
 import { compactSession } from "../../src/ops/compact.js";
 import { uncompactSession } from "../../src/ops/uncompact.js";
 import { SessionManager } from "../../src/session/manager.js";
@@ -83,6 +84,55 @@ describe("uncompactSession", () => {
     assert.ok(reopened.getEntries().some((e) => e.id === summarizedLeaf), "the branch with the summary is kept");
     await assert.rejects(uncompactSession(file, { type: "branch_summary" }), /no branch summary on the current branch: nothing to undo/);
     await assert.rejects(uncompactSession(file, { compactionId: start }), /is a message entry, not a compaction or a branch summary/);
+  });
+
+  it("a disk that fills during the copies leaves the file as it was, its leaf on the compacted branch", async () => {
+    const file = join(dir, "full.jsonl");
+    const session = SessionManager.open(file);
+    session.appendMessage(messageOf(u("Plan the cache.")));
+    session.appendMessage(messageOf(a("An LRU cache, sized by entries.")));
+    const kept = session.appendMessage(messageOf(u("Size it by bytes.")));
+    session.appendCompaction("The user wants a cache; LRU was chosen.", kept, 1000);
+    const first = session.appendMessage(messageOf(u("Is the limit per key or per IP?")));
+    session.appendMessage(messageOf(a("Per API key, falling back to the client IP.")));
+    const compactedLeaf = session.getLeafId();
+    await session.close();
+    const bytes = readFileSync(file);
+    const firstLine = bytes.toString("utf8").split("\n").find((line) => line.includes(first)) as string;
+    // room for the first copy and a few bytes of the second: copied one append at a time, the
+    // file's last line was the first copy, a leaf part of the way through
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    const real = cjsFs.writeSync;
+    const target = realpathSync(file);
+    let room = Buffer.byteLength(firstLine) + 1 + 20;
+    const toSession = (fd: number) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === target;
+      } catch {
+        return true;
+      }
+    };
+    mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset = 0, length = buffer.length - offset, ...rest: unknown[]) => {
+      if (typeof buffer === "string" || !toSession(fd)) return (real as (...a: unknown[]) => number)(fd, buffer, offset, length, ...rest);
+      if (room === 0) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      const n = real(fd, buffer, offset, Math.min(length, room));
+      room -= n;
+      return n;
+    });
+    syncBuiltinESMExports();
+    try {
+      await assert.rejects(uncompactSession(file), /ENOSPC/);
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(readFileSync(file), bytes, "no copy, and no torn line, is left in the file");
+    const reopened = SessionManager.open(file, { readOnly: true });
+    assert.equal(reopened.getLeafId(), compactedLeaf);
+    assert.deepEqual(reopened.getLoadIssues(), []);
+    void reopened.close();
+    const result = await uncompactSession(file); // once there is room
+    assert.equal(result.copied.length, 2);
   });
 
   it("says so when there is nothing to undo", async () => {

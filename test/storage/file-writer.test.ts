@@ -638,26 +638,59 @@ function whileMocked(run: () => void): void {
 
 /** Issue 26, defect 1: an append that fails part way (a full disk) must not make the next one unreadable. */
 describe("an append that fails part way", () => {
-  it("leaves its torn bytes on a line of their own: the next append is read, with its parent", async () => {
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+  const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+  const full = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+
+  /** A session of two messages, whose next append the disk cuts in half; `meanwhile` runs in between. */
+  function tornAppend(meanwhile: (path: string) => void = () => undefined) {
     const real = cjsFs.writeSync;
     const path = freshFile();
     const session = SessionManager.open(path);
     session.appendMessage(userMsg("first"));
     session.appendMessage(assistantMsg("reply"));
+    const before = fs.readFileSync(path);
     let calls = 0;
     // the disk fills in the middle of the next line: half of it is written, then ENOSPC
     mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset: number, length: number) => {
-      if (++calls === 1) return real(fd, buffer, offset, Math.floor(length / 2));
-      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      if (++calls > 1) throw full();
+      const n = real(fd, buffer, offset, Math.floor(length / 2));
+      meanwhile(path);
+      return n;
     });
     whileMocked(() => assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/));
+    return { path, session, before };
+  }
+
+  it("is taken back: the file is as it was, and the next append is read, with its parent", async () => {
+    const { path, session, before } = tornAppend();
+    assert.deepEqual(fs.readFileSync(path), before, "no torn bytes are left");
     const after = session.appendMessage(userMsg("written once there is room"));
     await session.close();
     const reopened = SessionManager.open(path, { readOnly: true });
     try {
       assert.deepEqual(reopened.buildSessionContext().messages.map((m) => (m as { content: unknown }).content).slice(-2), [[{ type: "text", text: "reply" }], "written once there is room"]);
       assert.equal(reopened.getLeafId(), after);
+      assert.deepEqual(reopened.getLoadIssues(), []);
+    } finally {
+      void reopened.close();
+    }
+  });
+
+  it("when another program appended after it, leaves its torn bytes on a line of their own and the other's line whole", async () => {
+    const other = '{"type":"custom","customType":"other","id":"other-1","parentId":null,"timestamp":"t"}\n';
+    const { path, session } = tornAppend((file) => {
+      const fd = fs.openSync(file, "a");
+      fs.writeFileSync(fd, other); // not through the mocked writeSync's count: writeFileSync on a descriptor
+      fs.closeSync(fd);
+    });
+    assert.ok(fs.readFileSync(path, "utf8").endsWith(other), "the other program's line is not cut");
+    const after = session.appendMessage(userMsg("written once there is room"));
+    await session.close();
+    const reopened = SessionManager.open(path, { readOnly: true });
+    try {
+      assert.equal(reopened.getLeafId(), after);
+      assert.equal(reopened.getEntry(after)?.parentId, reopened.getEntries().find((e) => e.type === "message" && e.message.role === "assistant")?.id);
+      // glued to the torn bytes, the other line is skipped with them (its bytes stay in the file)
       assert.deepEqual(reopened.getLoadIssues().map((i) => i.kind), ["malformed-json"]);
     } finally {
       void reopened.close();
