@@ -9,7 +9,9 @@
  * lines that reached the file since it was read are carried into the new file before the rename.
  */
 import {
+  accessSync,
   closeSync,
+  constants,
   fchmodSync,
   fchownSync,
   fstatSync,
@@ -132,6 +134,16 @@ export function sessionTarget(path: string): string {
   }
 }
 
+/** Whether this process may write the file at `path` (root may write a 0444 file; nobody writes on a read-only file system). */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch (error) {
+    return !["EACCES", "EPERM", "EROFS"].includes((error as NodeJS.ErrnoException).code ?? "");
+  }
+}
+
 /** An error with a one-line message about a session file that bonsai refuses to write. */
 export class UnwritableSessionError extends Error {
   override name = "UnwritableSessionError";
@@ -158,16 +170,16 @@ export class SessionFileWriter {
     this.needsNewline = options.endsWithNewline === false;
     this.fsyncEachAppend = options.fsyncEachAppend ?? false;
     this.target = sessionTarget(path);
-    try {
-      const links = statSync(this.target).nlink;
-      if (links > 1) {
-        throw new UnwritableSessionError(
-          `${path}: has ${links} hard links, so bonsai does not write it (their names cannot share one lock, and a rewrite would split them); write a copy (bonsai copy) or open it read-only`,
-        );
-      }
-    } catch (error) {
-      if (error instanceof UnwritableSessionError) throw error;
-      // no file yet
+    const stat = statSync(this.target, { throwIfNoEntry: false });
+    if (stat && stat.nlink > 1) {
+      throw new UnwritableSessionError(
+        `${path}: has ${stat.nlink} hard links, so bonsai does not write it (their names cannot share one lock, and a rewrite would split them); write a copy (bonsai copy) or open it read-only`,
+      );
+    }
+    // refused before anything is done: a rewrite would still replace it (the folder allows it),
+    // and a compaction would find out only at its append, after the summary was paid for
+    if (stat && !writable(this.target)) {
+      throw new UnwritableSessionError(`${path}: is not writable by this user (mode ${(stat.mode & 0o777).toString(8)}), so bonsai does not change it; open it read-only or write a copy (bonsai copy)`);
     }
     if (options.lock !== false) {
       // The lock file lives next to the session, so its directory must exist before the first append.

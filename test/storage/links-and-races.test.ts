@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFileSync, linkSync, lstatSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { appendFileSync, chmodSync, linkSync, lstatSync, readdirSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { after, describe, it, mock } from "node:test";
 import { SessionManager } from "../../src/session/manager.js";
 import { SessionLockedError } from "../../src/storage/lock.js";
 import { ROOT } from "../helpers/cli.js";
@@ -71,6 +72,31 @@ describe("symlinks and hard links", () => {
     linkSync(real, other);
     assert.throws(() => SessionManager.open(other), /has 2 hard links, so bonsai does not write it/);
     const reader = SessionManager.open(other, { readOnly: true });
+    assert.equal(reader.buildSessionContext().messages.length, 3);
+    void reader.close();
+  });
+
+  it("a file this user may not write is not opened for writing (a rewrite would still replace it): nothing changes, and reads still work", () => {
+    const file = session("read-only.jsonl");
+    chmodSync(file, 0o444);
+    const bytes = readFileSync(file);
+    // root may write a 0444 file: the refusal the file system gives another user is played
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    if (process.getuid?.() === 0) {
+      mock.method(cjsFs, "accessSync", () => {
+        throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+      });
+      syncBuiltinESMExports();
+    }
+    try {
+      assert.throws(() => SessionManager.open(file), (error: Error) => error.message === `${file}: is not writable by this user (mode 444), so bonsai does not change it; open it read-only or write a copy (bonsai copy)`);
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(readFileSync(file), bytes);
+    assert.deepEqual(readdirSync(temp.dir).filter((f) => f.startsWith("read-only.jsonl") || f.startsWith(".read-only")), ["read-only.jsonl"], "no lock or temp file");
+    const reader = SessionManager.open(file, { readOnly: true });
     assert.equal(reader.buildSessionContext().messages.length, 3);
     void reader.close();
   });
