@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/manager.js";
@@ -36,10 +36,12 @@ describe("clear errors and no leftovers", () => {
     mkdirSync(dir);
     const file = join(dir, "s.jsonl");
     copyFileSync(join(ROOT, "examples/coding-session.jsonl"), file);
+    // root ignores permissions: run the command as an unprivileged user then, whose file it is
+    const root = process.getuid?.() === 0;
+    const asUser = root ? { uid: 65534, gid: 65534 } : {};
+    if (root) chownSync(file, 65534, 65534);
     chmodSync(dir, 0o555);
     try {
-      // root ignores permissions: run the command as an unprivileged user then
-      const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
       const run = spawnSync(process.execPath, [...BONSAI_ARGS, "label", file, "00ce59c6", "x"], {
         cwd: ROOT,
         encoding: "utf8",
