@@ -15,6 +15,7 @@ import type { BodyLoading, LoadedIndex, LoadIssue } from "../storage/load.js";
 import { migrateSessionEntries, sessionVersion } from "../format/migrate.js";
 import type { AppendOptions } from "../storage/file-writer.js";
 import { TreeIndex } from "./tree.js";
+import { rewriteAfterBackup } from "../storage/backup.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../format/entry-types.js";
 
 export interface OpenOptions extends AppendOptions {
@@ -185,8 +186,7 @@ function settleMigration(
 ): number | undefined {
   if (!migrated) return undefined;
   if (backend && options.migrate === true) {
-    const backupPath = backend.backup();
-    backend.rewrite(toJsonLines(fileEntries));
+    const backupPath = rewriteAfterBackup(backend, toJsonLines(fileEntries));
     options.onMigrate?.({ fromVersion, backupPath });
     return undefined;
   }

@@ -6,6 +6,7 @@
  */
 import { parseLocation } from "../storage/location.js";
 import { storeOf } from "../storage/stores.js";
+import { rewriteAfterBackup } from "../storage/backup.js";
 import type { SessionBackend, StoreArchive, StoreKind, StoreLocation } from "../storage/types.js";
 import type { SessionEntry, SessionHeader } from "../format/entry-types.js";
 import { toJsonLines } from "../format/lines.js";
@@ -115,8 +116,8 @@ export class StoreHandle {
   /** Replaces every line (the header's first), after a backup of the old ones when `backupFirst` says so; returns the backup's location. */
   rewrite(lines: readonly string[], backupFirst: boolean): string | undefined {
     const writer = this.requireWriter();
-    const backup = backupFirst ? writer.backup() : undefined;
-    writer.rewrite(lines);
+    if (!backupFirst) writer.rewrite(lines);
+    const backup = backupFirst ? rewriteAfterBackup(writer, lines) : undefined;
     this.headerWritten = true;
     return backup;
   }
@@ -125,8 +126,7 @@ export class StoreHandle {
   persistMigration(header: SessionHeader, entries: readonly SessionEntry[]): string | undefined {
     const state = this.state;
     if (state.mode !== "unmigrated") return undefined;
-    const backupPath = state.backend.backup();
-    state.backend.rewrite(toJsonLines([header, ...entries]));
+    const backupPath = rewriteAfterBackup(state.backend, toJsonLines([header, ...entries]));
     this.state = { mode: "writable", backend: state.backend };
     this.headerWritten = true;
     return backupPath;

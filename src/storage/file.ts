@@ -4,7 +4,7 @@
  * reader. The format is unchanged: one session per file, one line per entry. Its archive of pruned
  * tool output is a sidecar file beside it (file-archive.ts).
  */
-import { copyFileSync, existsSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, statSync, unlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jsonlText, lineId } from "../format/lines.js";
@@ -66,8 +66,17 @@ export class FileBackend implements SessionBackend {
     this.writer.checkOpen();
     const target = `${this.writer.target}.bak-${backupStamp()}`;
     copyFileSync(this.writer.target, target);
+    this.backups.add(target);
     return target;
   }
+
+  discardBackup(location: string): void {
+    if (!this.backups.delete(location)) throw new Error(`${location}: not a backup this writer made`);
+    unlinkSync(location);
+  }
+
+  /** the backups made by this writer, which alone it may discard */
+  private readonly backups = new Set<string>();
 
   openSibling(header: { id: string; timestamp: string }): { backend: SessionBackend; location: string } {
     const file = join(dirname(this.writer.path), sessionFileName(header));

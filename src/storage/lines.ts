@@ -8,8 +8,20 @@ import { slotTitle, titleSlotOfLines } from "../format/title-slot.js";
 import { RowLines } from "./line-source.js";
 import { type EntrySink, type LoadedIndex, type LoadedSession, loadSessionText, loadTextIndex } from "./load.js";
 
-/** A backup's time suffix: the current time, safe in file names and session ids. */
-export const backupStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
+let lastStamp = "";
+let sameStamps = 0;
+
+/**
+ * A backup's time suffix: the current time, safe in file names and session ids, and never the
+ * same twice in a process (two backups in one millisecond would share a name: the second file
+ * replaced the first). Only a session's writer makes its backups, so one process is enough.
+ */
+export function backupStamp(): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  sameStamps = stamp === lastStamp ? sameStamps + 1 : 0;
+  lastStamp = stamp;
+  return sameStamps === 0 ? stamp : `${stamp}-${sameStamps}`;
+}
 
 /** Line facts a database keeps per session, derived from the lines themselves. */
 export interface LinesDigest {

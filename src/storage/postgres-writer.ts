@@ -26,6 +26,7 @@ type Op =
   | { kind: "append"; firstSeq: number; lines: readonly string[]; meta: Meta }
   | { kind: "rewrite"; lines: readonly string[]; meta: Meta }
   | { kind: "backup"; backupId: string; lines: readonly string[] }
+  | { kind: "discard-backup"; backupId: string; lines: readonly string[] }
   | { kind: "archive"; firstSeq: number; lines: readonly string[] }
   | { kind: "archive-replace"; lines: readonly string[] };
 
@@ -181,8 +182,21 @@ export class PostgresBackend implements SessionBackend {
     const backupId = `${this.id}.bak-${backupStamp()}`;
     this.queue.push({ kind: "backup", backupId, lines: [] });
     this.kick();
+    this.backups.set(postgresLocation(this.connectionString, backupId), backupId);
     return postgresLocation(this.connectionString, backupId);
   }
+
+  discardBackup(location: string): void {
+    const backupId = this.backups.get(location);
+    if (backupId === undefined) throw new Error(`${location}: not a backup this writer made`);
+    this.writable();
+    this.queue.push({ kind: "discard-backup", backupId, lines: [] });
+    this.kick();
+    this.backups.delete(location);
+  }
+
+  /** the backups made by this writer (location to id), which alone it may discard */
+  private readonly backups = new Map<string, string>();
 
   openSibling(header: { id: string }): { backend: SessionBackend; location: string } {
     const backend = PostgresBackend.startingNew(this.connectionString, header.id);
@@ -240,6 +254,10 @@ export class PostgresBackend implements SessionBackend {
           this.queue.shift();
         } else if (op.kind === "backup") {
           await this.writeBackup(op.backupId);
+          this.queue.shift();
+        } else if (op.kind === "discard-backup") {
+          // one statement, so one implicit transaction
+          await this.client!.query("WITH gone AS (DELETE FROM bonsai.entries WHERE session_id = $1) DELETE FROM bonsai.sessions WHERE id = $1", [op.backupId]);
           this.queue.shift();
         } else if (op.kind === "archive") {
           await insertArchive(this.client!, this.id, op.firstSeq, op.lines);

@@ -9,6 +9,7 @@
  * survives a crash of the process; flush() (or fsyncEachAppend) makes it survive a power loss.
  */
 import { missingSession } from "./database.js";
+import { located } from "../util/error-text.js";
 import { applyDigest, backupStamp, checkStorableLines, digestLines, EMPTY_META, type SessionMeta } from "./lines.js";
 import { READ_ENTRIES } from "./reads.js";
 import { sqliteArchive } from "./sqlite-archive.js";
@@ -137,10 +138,14 @@ class SqliteBackend implements SessionBackend {
 
   /** Runs `write` in one IMMEDIATE transaction that first checks the lease is still this writer's. */
   private fenced(write: () => void): void {
-    immediateTransaction(this.db, () => {
-      this.lease.fence();
-      write();
-    });
+    try {
+      immediateTransaction(this.db, () => {
+        this.lease.fence();
+        write();
+      });
+    } catch (error) {
+      throw located(error, this.location);
+    }
   }
 
   append(lines: readonly string[]): void {
@@ -183,8 +188,23 @@ class SqliteBackend implements SessionBackend {
         )
         .run(backupId, this.id);
     });
+    this.backups.set(sqliteLocation(this.path, backupId), backupId);
     return sqliteLocation(this.path, backupId);
   }
+
+  discardBackup(location: string): void {
+    const backupId = this.backups.get(location);
+    if (backupId === undefined) throw new Error(`${location}: not a backup this writer made`);
+    this.lease.writable();
+    this.fenced(() => {
+      this.statements.clear.run(backupId);
+      this.statements.forget.run(backupId);
+    });
+    this.backups.delete(location);
+  }
+
+  /** the backups made by this writer (location to id), which alone it may discard */
+  private readonly backups = new Map<string, string>();
 
   openSibling(header: { id: string }): { backend: SessionBackend; location: string } {
     const { loaded, backend } = openSqliteSession(this.path, header.id, READ_ENTRIES, { fsyncEachAppend: this.fsyncEachAppend });

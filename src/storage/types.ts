@@ -92,6 +92,12 @@ export interface SessionBackend {
    */
   backup(): string;
   /**
+   * Removes a backup this writer made (its location, as backup() gave it) and no longer needs: the
+   * rewrite after it failed, so the session is still what the backup holds, and a retry on a full
+   * disk would pile them up. Ordered with the writes around it; refuses any other location.
+   */
+  discardBackup(location: string): void;
+  /**
    * The session's archive of pruned tool output, in a database. Undefined for files: a session
    * file's archive is a sidecar file, which Store.archive() reads and writes (file-archive.ts).
    */

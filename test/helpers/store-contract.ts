@@ -178,6 +178,22 @@ export function storeContract(
       assert.equal(listed?.bytes, bytesOf([...replaced, ...more]));
     });
 
+    it("keeps a backup of the session as it was, and takes back one it made, and only that", async () => {
+      const lines = sessionLines("s-backup", 3);
+      const { backend } = await openSessionAt(at("s-backup"));
+      backend!.append(lines);
+      const kept = backend!.backup();
+      const dropped = backend!.backup();
+      backend!.rewrite(sessionLines("s-backup", 1, "after"));
+      backend!.discardBackup(dropped);
+      assert.throws(() => backend!.discardBackup(dropped), /not a backup this writer made/);
+      assert.throws(() => backend!.discardBackup(at("s-backup")), /not a backup this writer made/);
+      await backend!.close();
+      assert.deepEqual((await readLinesAt(kept))?.lines, lines);
+      assert.equal(await readLinesAt(dropped), undefined);
+      assert.equal((await readLinesAt(at("s-backup")))?.lines.length, 2, "the session itself is not touched");
+    });
+
     it("lets one writer in: a second gets SessionLockedError, readers still read, close lets the next in", async () => {
       const { backend } = await openSessionAt(at("s-locked"));
       backend!.append(sessionLines("s-locked", 2));
