@@ -28,6 +28,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
+import { located } from "../util/error-text.js";
 import { pause, takeBack, writeAll } from "./fd-io.js";
 import { carryForeignLines } from "./foreign-lines.js";
 import { acquireLock, type FileLock, removeStaleFiles } from "./lock.js";
@@ -41,15 +42,6 @@ export interface AppendOptions {
 
 // the one JSONL serializer (format/lines.ts), where tests and tools have always found it; and lineId, where file.ts finds it
 export { toJsonl } from "../format/lines.js";
-
-/**
- * `error` saying which session it is about: a write, fsync or close error names no file
- * ("ENOSPC: no space left on device, write"). Its code and class are kept.
- */
-function located(error: unknown, path: string): unknown {
-  if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined && !error.message.includes(path)) error.message = `${path}: ${error.message}`;
-  return error;
-}
 
 /** The prefix of bonsai's temporary files beside `path`; stale ones are removed on the next open. */
 export const tempPrefix = (path: string) => `.${basename(path)}.`;

@@ -206,6 +206,27 @@ describe("immediateTransaction", () => {
   });
 });
 
+describe("a write the database cannot take", () => {
+  it("names the session it was for, and the session keeps what it had", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bonsai-sqlite-full-"));
+    const location = `sqlite:${join(dir, "s.db")}#s1`;
+    try {
+      const { backend } = await openSessionAt(location);
+      const lines = sessionLines("s1", 2);
+      backend!.append(lines);
+      // what SQLite says when the disk is full, raised where the next line would go
+      const other = new Database(join(dir, "s.db"));
+      other.exec("CREATE TRIGGER full_disk BEFORE INSERT ON entries BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+      other.close();
+      assert.throws(() => backend!.append(sessionLines("s1", 3).slice(3)), (error: Error) => error.message === `${location}: database or disk is full`);
+      await backend!.close();
+      assert.deepEqual((await readLinesAt(location))?.lines, lines);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a SQLite driver that cannot load", () => {
   const where = "sqlite:/tmp/s.db";
   it("turns the driver's own load errors into one line that says how to fix it", () => {
