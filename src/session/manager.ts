@@ -224,6 +224,12 @@ export class SessionManager extends SessionView {
       this.leafMoved = false;
       return;
     }
+    this.writeLeaf();
+  }
+
+  /** Appends a checkout entry under the leaf: a reader of the file then takes it as the leaf. */
+  private writeLeaf(): void {
+    const target = this.leafId;
     this.append(checkoutFields(target));
     // The checkout entry is bookkeeping: the logical leaf stays the target, so the next append
     // hangs off the target rather than off the checkout entry.
@@ -303,11 +309,13 @@ export class SessionManager extends SessionView {
       lines[0] = retitledSlot(lines[0], this.header.title ?? "", new Date().toISOString()) ?? lines[0];
     }
     const dropped = this.issues.filter((i) => i.skipped).length;
-    const backup = this.store.rewrite(lines, dropped > 0 || this.issues.some((i) => i.kind === "invalid-utf8" || i.kind === "glued-objects"));
+    const { backup, leafDisplaced } = this.store.rewrite(lines, dropped > 0 || this.issues.some((i) => i.kind === "invalid-utf8" || i.kind === "glued-objects"));
     // the rewrite leaves out lines that could not be read: say where they still are
     if (backup && dropped > 0) this.warn(`${this.store.location}: ${dropped} unreadable line${dropped === 1 ? " is" : "s are"} left out of the rewritten file; the file as it was is kept in ${backup}`);
     this.index.rewritten(lines);
     this.storedHeader = this.header;
+    // another program's lines, carried to the end, came before bonsai's last: its leaf is written again after them
+    if (leafDisplaced) this.writeLeaf();
   }
 
   /**

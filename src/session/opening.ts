@@ -186,7 +186,7 @@ function settleMigration(
 ): number | undefined {
   if (!migrated) return undefined;
   if (backend && options.migrate === true) {
-    const backupPath = rewriteAfterBackup(backend, toJsonLines(fileEntries));
+    const backupPath = rewriteAfterBackup(backend, toJsonLines(fileEntries)).backup;
     options.onMigrate?.({ fromVersion, backupPath });
     return undefined;
   }

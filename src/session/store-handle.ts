@@ -7,7 +7,7 @@
 import { parseLocation } from "../storage/location.js";
 import { storeOf } from "../storage/stores.js";
 import { rewriteAfterBackup } from "../storage/backup.js";
-import type { SessionBackend, StoreArchive, StoreKind, StoreLocation } from "../storage/types.js";
+import type { RewriteOutcome, SessionBackend, StoreArchive, StoreKind, StoreLocation } from "../storage/types.js";
 import type { SessionEntry, SessionHeader } from "../format/entry-types.js";
 import { toJsonLines } from "../format/lines.js";
 import type { SessionParts } from "./opening.js";
@@ -113,20 +113,19 @@ export class StoreHandle {
     this.headerWritten = true;
   }
 
-  /** Replaces every line (the header's first), after a backup of the old ones when `backupFirst` says so; returns the backup's location. */
-  rewrite(lines: readonly string[], backupFirst: boolean): string | undefined {
+  /** Replaces every line (the header's first), after a backup of the old ones when `backupFirst` says so; gives the backup's location. */
+  rewrite(lines: readonly string[], backupFirst: boolean): RewriteOutcome & { backup?: string } {
     const writer = this.requireWriter();
-    if (!backupFirst) writer.rewrite(lines);
-    const backup = backupFirst ? rewriteAfterBackup(writer, lines) : undefined;
+    const done = backupFirst ? rewriteAfterBackup(writer, lines) : writer.rewrite(lines);
     this.headerWritten = true;
-    return backup;
+    return done;
   }
 
   /** Writes a migration kept in memory (a backup first) and lifts the block on writes; undefined when there was none. */
   persistMigration(header: SessionHeader, entries: readonly SessionEntry[]): string | undefined {
     const state = this.state;
     if (state.mode !== "unmigrated") return undefined;
-    const backupPath = rewriteAfterBackup(state.backend, toJsonLines([header, ...entries]));
+    const backupPath = rewriteAfterBackup(state.backend, toJsonLines([header, ...entries])).backup;
     this.state = { mode: "writable", backend: state.backend };
     this.headerWritten = true;
     return backupPath;

@@ -3,17 +3,17 @@
  * leaves unreadable lines out): the backup first, then the rewrite, and the backup taken back
  * when the rewrite fails.
  */
-import type { SessionBackend } from "./types.js";
+import type { RewriteOutcome, SessionBackend } from "./types.js";
 
 /**
- * A backup of the session, then the rewrite: returns the backup's location. A rewrite that fails
+ * A backup of the session, then the rewrite: gives the backup's location. A rewrite that fails
  * (a full disk) left the session as the backup holds it, so the backup is taken back: retried, a
  * migration or prune would otherwise leave one more copy of the session on a disk already full.
  */
-export function rewriteAfterBackup(backend: SessionBackend, lines: readonly string[]): string {
+export function rewriteAfterBackup(backend: SessionBackend, lines: readonly string[]): RewriteOutcome & { backup: string } {
   const backup = backend.backup();
   try {
-    backend.rewrite(lines);
+    return { ...backend.rewrite(lines), backup };
   } catch (error) {
     try {
       backend.discardBackup(backup);
@@ -22,5 +22,4 @@ export function rewriteAfterBackup(backend: SessionBackend, lines: readonly stri
     }
     throw error;
   }
-  return backup;
 }

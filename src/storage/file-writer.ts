@@ -29,6 +29,7 @@ import {
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { located } from "../util/error-text.js";
+import type { RewriteOutcome } from "./types.js";
 import { pause, takeBack, writeAll } from "./fd-io.js";
 import { carryForeignLines } from "./foreign-lines.js";
 import { acquireLock, type FileLock, removeStaleFiles } from "./lock.js";
@@ -240,13 +241,18 @@ export class SessionFileWriter {
    * Replaces the whole file atomically and continues appending to the new file. `ids` are the
    * entry ids `text` holds: lines that reached the file since it was read and hold another id
    * (or none) were written by another program, and are carried over, until the file stops growing.
+   * They go after bonsai's: when one of them came before a line of bonsai's, the new file's last
+   * line, which readers take as the leaf, is another program's where the old one's was bonsai's,
+   * and the result says so (`leafDisplaced`), for the session to put its leaf back.
    */
-  rewrite(text: string, ids: ReadonlySet<string> = new Set()): void {
+  rewrite(text: string, ids: ReadonlySet<string> = new Set()): RewriteOutcome {
     this.checkOpen();
     this.closeFd();
     const content = Buffer.from(text, "utf8");
     const own = new Set([...ids, ...this.appendedIds]);
     let old: number | undefined;
+    let othersAppend = false; // another program's lines were carried over
+    let lastOwn = false; // the last line the old file was seen to end with was bonsai's
     try {
       old = openSync(this.target, "r");
     } catch {
@@ -257,7 +263,6 @@ export class SessionFileWriter {
       const torn = this.tornTail;
       let scanned = torn?.at ?? this.readTo;
       let renamed = false;
-      let othersAppend = false; // another program's lines were carried over
       const carry = (to: number) => {
         const now = fstatSync(old!);
         if (now.size < scanned || (!renamed && statSync(this.target).ino !== now.ino)) {
@@ -267,6 +272,7 @@ export class SessionFileWriter {
         const carried = carryForeignLines(old!, scanned, own, to, content.length > 0 && content[content.length - 1] !== 0x0a, unchanged);
         scanned = carried.read;
         if (carried.written > 0) othersAppend = true;
+        if (carried.lastOwn !== undefined) lastOwn = carried.lastOwn;
         return carried.written;
       };
       writeFileAtomic(this.target, content, old === undefined ? undefined : carry);
@@ -297,6 +303,7 @@ export class SessionFileWriter {
     this.tornTail = undefined;
     this.appendedIds.clear();
     this.needsNewline = false;
+    return { leafDisplaced: othersAppend && lastOwn };
   }
 
   /**

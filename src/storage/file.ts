@@ -15,7 +15,7 @@ import { SessionFileWriter } from "./file-writer.js";
 import { backupStamp } from "./lines.js";
 import { SessionFileError } from "./load.js";
 import { READ_ENTRIES } from "./reads.js";
-import { LocationError, type OpenedSession, type OpenSessionOptions, type SessionBackend, type SessionRead, type Store } from "./types.js";
+import { LocationError, type OpenedSession, type OpenSessionOptions, type RewriteOutcome, type SessionBackend, type SessionRead, type Store } from "./types.js";
 
 export { backupStamp, readFileLines };
 
@@ -57,9 +57,10 @@ export class FileBackend implements SessionBackend {
     if (lines.length > 0) this.writer.append(jsonlText(lines), idsOf(lines));
   }
 
-  rewrite(lines: readonly string[]): void {
-    if (lines.length === 0) this.writer.remove();
-    else this.writer.rewrite(jsonlText(lines), new Set(idsOf(lines)));
+  rewrite(lines: readonly string[]): RewriteOutcome {
+    if (lines.length > 0) return this.writer.rewrite(jsonlText(lines), new Set(idsOf(lines)));
+    this.writer.remove();
+    return { leafDisplaced: false };
   }
 
   backup(): string {

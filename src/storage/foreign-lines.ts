@@ -11,17 +11,19 @@ import { pause, readRange, writeAll } from "./fd-io.js";
  * Appends to `to` the lines that the file open as `from` gained after byte `start` and that `ids`
  * does not hold, again while it keeps growing; a line still being written (no newline yet) is
  * waited for up to ~100 ms. `tornLength`: the first line was read at open as a torn write of that
- * many bytes, dropped if it is still that. Returns the bytes written and how far the file was read.
+ * many bytes, dropped if it is still that. Returns the bytes written, how far the file was read
+ * and, when it read a line that is not blank, whether the last such line was one of bonsai's own.
  */
-export function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean, tornLength?: number): { written: number; read: number } {
+export function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean, tornLength?: number): { written: number; read: number; lastOwn?: boolean } {
   let read = start;
   let written = 0;
+  let lastOwn: boolean | undefined;
   for (let waits = 0; ; ) {
     const size = fstatSync(from).size;
-    if (size <= read) return { written, read };
+    if (size <= read) return { written, read, lastOwn };
     const tail = readRange(from, read, size);
     // the torn write as it was read, and nothing after it: nothing to carry yet, and the next look starts at it again
-    if (read === start && tail.length === tornLength && tail.indexOf(0x0a) === -1) return { written, read };
+    if (read === start && tail.length === tornLength && tail.indexOf(0x0a) === -1) return { written, read, lastOwn };
     if (tail[tail.length - 1] !== 0x0a && waits < 20) {
       waits++; // a line is being written: give its writer a moment to finish it
       pause(5);
@@ -34,8 +36,11 @@ export function carryForeignLines(from: number, start: number, ids: ReadonlySet<
     for (let at = 0; at < tail.length; ) {
       const newline = tail.indexOf(0x0a, at);
       const end = newline === -1 ? tail.length : newline;
+      const line = tail.subarray(at, end);
       const stillTorn = at === 0 && read === start && end === tornLength;
-      if (!stillTorn && !isOwnLine(tail.subarray(at, end), ids)) foreign.push(tail.subarray(at, end), NEWLINE);
+      const own = !stillTorn && isOwnLine(line, ids);
+      if (!stillTorn && !own) foreign.push(line, NEWLINE);
+      if (!stillTorn && line.toString("latin1").trim() !== "") lastOwn = own;
       at = end + 1;
     }
     if (foreign.length > 0) {

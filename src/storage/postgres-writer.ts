@@ -12,7 +12,7 @@ import type { LockOwner } from "./lock.js";
 import { applyDigest, backupStamp, checkStorableLines, digestLines, EMPTY_META, type SessionMeta } from "./lines.js";
 import { insertArchive, replaceArchive, selectArchive } from "./postgres-archive.js";
 import { BATCH_LINES, type Client, connect, ensureSchema, lockKey, postgresLocation, readLines, type SessionRow, storeName } from "./postgres-schema.js";
-import { type PrunedArchive, type SessionBackend, type SessionRead, storeLockedError } from "./types.js";
+import { type PrunedArchive, type RewriteOutcome, type SessionBackend, type SessionRead, storeLockedError } from "./types.js";
 
 /** About this many bytes at most per INSERT (and at most BATCH_LINES lines). */
 const BATCH_BYTES = 4 << 20;
@@ -223,7 +223,7 @@ export class PostgresBackend implements SessionBackend {
     this.kick();
   }
 
-  rewrite(lines: readonly string[]): void {
+  rewrite(lines: readonly string[]): RewriteOutcome {
     this.writable();
     checkStorableLines(lines, this.location);
     const meta = applyDigest(this.meta, digestLines(lines, true), true);
@@ -231,6 +231,7 @@ export class PostgresBackend implements SessionBackend {
     this.nextSeq = lines.length;
     this.meta = meta;
     this.kick();
+    return { leafDisplaced: false };
   }
 
   private kick(): void {

@@ -15,7 +15,7 @@ import { READ_ENTRIES } from "./reads.js";
 import { sqliteArchive } from "./sqlite-archive.js";
 import { SqliteLease } from "./sqlite-leases.js";
 import { type Database, immediateTransaction, openSqliteDatabase, sqliteLocation, sqliteValue, withSqliteDatabase } from "./sqlite-schema.js";
-import type { OpenedSession, OpenSessionOptions, PrunedArchive, SessionBackend, SessionRead, SessionSummary } from "./types.js";
+import type { OpenedSession, OpenSessionOptions, PrunedArchive, RewriteOutcome, SessionBackend, SessionRead, SessionSummary } from "./types.js";
 
 interface SessionRow {
   id: string;
@@ -162,7 +162,7 @@ class SqliteBackend implements SessionBackend {
     this.meta = meta;
   }
 
-  rewrite(lines: readonly string[]): void {
+  rewrite(lines: readonly string[]): RewriteOutcome {
     this.lease.writable();
     checkStorableLines(lines, this.location);
     const meta = applyDigest(EMPTY_META, digestLines(lines, true), true);
@@ -174,6 +174,7 @@ class SqliteBackend implements SessionBackend {
     });
     this.nextSeq = lines.length;
     this.meta = meta;
+    return { leafDisplaced: false };
   }
 
   backup(): string {

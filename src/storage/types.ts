@@ -68,6 +68,17 @@ export interface SessionSummary {
   entryCount: number;
 }
 
+/** What a rewrite did beyond replacing the lines. */
+export interface RewriteOutcome {
+  /**
+   * Lines another program appended to a file during the rewrite were carried to the end of the
+   * new file (storage/foreign-lines.ts), and one had come before bonsai's last line: the file's
+   * last line, which readers take as the leaf, is now another program's where it was bonsai's.
+   * Always false for a database (one writer, and no other program's rows).
+   */
+  leafDisplaced: boolean;
+}
+
 /**
  * One session open for writing in one store; it holds the session's single-writer lease from the
  * moment it is opened until close().
@@ -84,7 +95,7 @@ export interface SessionBackend {
    * Replaces every line at once: a reader sees the old lines or the new ones, never a mix. No
    * lines: the session is removed (a copy that failed half way takes back what it wrote).
    */
-  rewrite(lines: readonly string[]): void;
+  rewrite(lines: readonly string[]): RewriteOutcome;
   /**
    * Keeps the session as it is now under a new name beside it (before a migration or a lossy
    * rewrite): `<file>.bak-<time>` for files, session `<id>.bak-<time>` in a database. Ordered

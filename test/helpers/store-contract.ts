@@ -168,7 +168,7 @@ export function storeContract(
       const { backend } = await openSessionAt(at("s-rewrite"));
       backend!.append(lines);
       const replaced = sessionLines("s-rewrite", 4, "after rewrite");
-      backend!.rewrite(replaced);
+      assert.deepEqual(backend!.rewrite(replaced), { leafDisplaced: false }, "no other program's lines: the last line is still the session's own");
       const more = sessionLines("s-rewrite", 6).slice(5);
       backend!.append(more);
       await backend!.close();

@@ -120,6 +120,33 @@ describe("a rewrite while another program appends", () => {
     assert.match(readFileSync(file, "utf8").split("\n")[0], /rewritten/);
   });
 
+  it("a line another program appended before bonsai's last is carried after it, and bonsai's leaf is written again after it: readers resume where they did", async () => {
+    const file = session("leaf-kept.jsonl", 2);
+    const ours = SessionManager.open(file);
+    ours.appendMessage(userMsg("from bonsai, first"));
+    const other = (id: string) => `{"type":"custom","customType":"other","id":"${id}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}\n`;
+    appendFileSync(file, other("other-1"));
+    ours.appendMessage(assistantMsg("from bonsai, last"));
+    const leaf = ours.getLeafId();
+    ours.rewriteFile(); // the whole file, as a prune does
+    const reopened = SessionManager.open(file, { readOnly: true });
+    assert.equal(reopened.getLeafId(), leaf, "bonsai's last entry is still the leaf");
+    assert.ok(reopened.getEntry("other-1"), "the other program's line is kept");
+    void reopened.close();
+    const reference = (await import("@mariozechner/pi-coding-agent")) as unknown as {
+      SessionManager: { open(path: string): { buildSessionContext(): { messages: { content: unknown }[] } } };
+    };
+    assert.deepEqual(reference.SessionManager.open(file).buildSessionContext().messages.at(-1)?.content, [{ type: "text", text: "from bonsai, last" }], "pi resumes there too");
+
+    // a line appended after bonsai's last stays the last: the file's leaf was the other program's
+    appendFileSync(file, other("other-2"));
+    ours.rewriteFile();
+    await ours.close();
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    assert.equal(JSON.parse(lines.at(-1) as string).id, "other-2");
+    assert.equal(lines.filter((l) => l.includes('"customType":"bonsai.checkout"')).length, 1, "no leaf written again for it");
+  });
+
   it("carries another program's lines over byte for byte: a nested id like one of ours, a carriage return, bytes that are not UTF-8, a blank line", async () => {
     const file = session("odd-others.jsonl", 2);
     const ours = SessionManager.open(file);
