@@ -36,6 +36,7 @@ import { SessionView } from "./view.js";
 import type { ContextEditEntry, FileEntry, MessageEntry, ModelChangeEntry, SessionEntry, SessionHeader, SessionInfoEntry, ThinkingLevelChangeEntry } from "../format/entry-types.js";
 import { validateEntry } from "../format/validate.js";
 import { retitledSlot, titleSlotOfLines } from "../format/title-slot.js";
+import { errorText } from "../util/error-text.js";
 
 export class SessionManager extends SessionView {
   /** the leaf was moved without an append; the file still implies the old one */
@@ -309,13 +310,21 @@ export class SessionManager extends SessionView {
       lines[0] = retitledSlot(lines[0], this.header.title ?? "", new Date().toISOString()) ?? lines[0];
     }
     const dropped = this.issues.filter((i) => i.skipped).length;
-    const { backup, leafDisplaced } = this.store.rewrite(lines, dropped > 0 || this.issues.some((i) => i.kind === "invalid-utf8" || i.kind === "glued-objects"));
+    const { backup, leafDisplaced, notCarried } = this.store.rewrite(lines, dropped > 0 || this.issues.some((i) => i.kind === "invalid-utf8" || i.kind === "glued-objects"));
     // the rewrite leaves out lines that could not be read: say where they still are
     if (backup && dropped > 0) this.warn(`${this.store.location}: ${dropped} unreadable line${dropped === 1 ? " is" : "s are"} left out of the rewritten file; the file as it was is kept in ${backup}`);
     this.index.rewritten(lines);
     this.storedHeader = this.header;
+    const where = this.store.location;
+    if (notCarried) this.warn(`${where}: rewritten, but lines another program appended just after could not be carried into it: ${notCarried}`);
     // another program's lines, carried to the end, came before bonsai's last: its leaf is written again after them
-    if (leafDisplaced) this.writeLeaf();
+    if (leafDisplaced) {
+      try {
+        this.writeLeaf();
+      } catch (error) {
+        this.warn(`${where}: rewritten, but its leaf could not be written again after another program's lines (${errorText(error)}): a reader resumes at their last`);
+      }
+    }
   }
 
   /**

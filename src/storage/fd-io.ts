@@ -23,15 +23,17 @@ export function readRange(fd: number, start: number, end: number): Buffer {
 }
 
 /**
- * Cuts `bytes`, just written, off the end of the file open as `fd` (for reading too) when they are
- * still its last bytes, that is when no other program appended after them; true when it did. A
- * write torn by a full disk is taken back this way, and the file is as it was before it.
+ * Cuts the file open as `fd` back to `size` bytes when it is `size + written` long: the bytes just
+ * written at its end, when no other program appended before or after them (comparing bytes is
+ * not enough: another program's newline matches one of ours). True when it did: a write torn by a
+ * full disk is taken back, and the file is as it was. Between the look and the cut another
+ * program's append could still land (pi takes no lock): a window of microseconds, on a disk
+ * that is full for that program too.
  */
-export function takeBack(fd: number, bytes: Uint8Array): boolean {
+export function takeBack(fd: number, size: number, written: number): boolean {
   try {
-    const size = fstatSync(fd).size;
-    if (size < bytes.length || !readRange(fd, size - bytes.length, size).equals(bytes)) return false;
-    ftruncateSync(fd, size - bytes.length);
+    if (fstatSync(fd).size !== size + written) return false;
+    ftruncateSync(fd, size);
     return true;
   } catch {
     return false;

@@ -9,7 +9,6 @@
  * lines that reached the file since it was read are carried into the new file before the rename.
  */
 import {
-  accessSync,
   closeSync,
   constants,
   fchmodSync,
@@ -28,7 +27,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { located } from "../util/error-text.js";
+import { errorText, located } from "../util/error-text.js";
 import type { RewriteOutcome } from "./types.js";
 import { pause, takeBack, writeAll } from "./fd-io.js";
 import { carryForeignLines } from "./foreign-lines.js";
@@ -127,10 +126,14 @@ export function sessionTarget(path: string): string {
   }
 }
 
-/** Whether this process may write the file at `path` (root may write a 0444 file; nobody writes on a read-only file system). */
+/**
+ * Whether this process may write the file at `path`: opened for appending (not created) and
+ * closed, as the kernel decides (root and a process with CAP_DAC_OVERRIDE may write a 0444 file,
+ * which access() denies to the latter; nobody writes on a read-only file system).
+ */
 function writable(path: string): boolean {
   try {
-    accessSync(path, constants.W_OK);
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_APPEND));
     return true;
   } catch (error) {
     return !["EACCES", "EPERM", "EROFS"].includes((error as NodeJS.ErrnoException).code ?? "");
@@ -171,7 +174,7 @@ export class SessionFileWriter {
     }
     // refused before anything is done: a rewrite would still replace it (the folder allows it),
     // and a compaction would find out only at its append, after the summary was paid for
-    if (stat && !writable(this.target)) {
+    if (stat?.isFile() && !writable(this.target)) {
       throw new UnwritableSessionError(`${path}: is not writable by this user (mode ${(stat.mode & 0o777).toString(8)}), so bonsai does not change it; open it read-only or write a copy (bonsai copy)`);
     }
     if (options.lock !== false) {
@@ -201,7 +204,7 @@ export class SessionFileWriter {
   private openFd(): number {
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.target, "a+", 0o644); // read too: a torn append is compared before it is taken back
+      this.fd = openSync(this.target, "a", 0o644);
     }
     return this.fd;
   }
@@ -219,19 +222,21 @@ export class SessionFileWriter {
     this.checkOpen();
     const fd = this.openFd();
     const data = Buffer.from(this.needsNewline ? `\n${text}` : text, "utf8");
+    // where the lines start, if no other program appends meanwhile: a write that fails part way is taken back to it
+    const size = fstatSync(fd).size;
     let written = 0;
     try {
       while (written < data.length) written += writeSync(fd, data, written, data.length - written);
     } catch (error) {
       // part of the lines is in the file (a full disk): taken back, so none of them is (a torn
       // header would leave a file no one can open, a torn batch a leaf part of the way through)
-      if (written > 0 && takeBack(fd, data.subarray(0, written))) written = 0;
+      if (written > 0 && takeBack(fd, size, written)) written = 0;
       // unless another program appended after them: then the next append starts a new line, so
       // the torn bytes stay a line of their own (reported and skipped on reading) and glue to nothing
       if (written > 0) this.needsNewline = true;
       throw located(error, this.path);
     }
-    // a rewrite must not take these for another program's lines (no syscall here: appends are hot)
+    // a rewrite must not take these for another program's lines
     for (const id of ownIds) this.appendedIds.add(id);
     this.needsNewline = false;
     if (this.fsyncEachAppend) fsyncSync(fd);
@@ -252,7 +257,10 @@ export class SessionFileWriter {
     const own = new Set([...ids, ...this.appendedIds]);
     let old: number | undefined;
     let othersAppend = false; // another program's lines were carried over
-    let lastOwn = false; // the last line the old file was seen to end with was bonsai's
+    let carriedEntries = 0; // of which readers take as entries
+    let lastOwn = false; // the last entry the old file was seen to end with was bonsai's
+    let size = content.length; // of the new file, as bonsai wrote it
+    let notCarried: string | undefined;
     try {
       old = openSync(this.target, "r");
     } catch {
@@ -271,6 +279,8 @@ export class SessionFileWriter {
         const unchanged = torn !== undefined && scanned === torn.at ? torn.length : undefined;
         const carried = carryForeignLines(old!, scanned, own, to, content.length > 0 && content[content.length - 1] !== 0x0a, unchanged);
         scanned = carried.read;
+        size += carried.written;
+        carriedEntries += carried.entries;
         if (carried.written > 0) othersAppend = true;
         if (carried.lastOwn !== undefined) lastOwn = carried.lastOwn;
         return carried.written;
@@ -282,15 +292,20 @@ export class SessionFileWriter {
         // lines are appended to the new file, on a second look a moment later too. When another
         // program was seen appending, the old file is looked at for longer: on a busy machine that
         // program can be paused between its open and its write for more than a few milliseconds.
-        for (const wait of [0, 2, 10, 40]) {
-          if (wait > 2 && !othersAppend) break;
-          pause(wait);
-          const to = openSync(this.target, "a");
-          try {
-            carry(to);
-          } finally {
-            closeSync(to);
+        // The rewrite is done: a failure now (a full disk) loses those late lines, not the rewrite.
+        try {
+          for (const wait of [0, 2, 10, 40]) {
+            if (wait > 2 && !othersAppend) break;
+            pause(wait);
+            const to = openSync(this.target, "a");
+            try {
+              carry(to);
+            } finally {
+              closeSync(to);
+            }
           }
+        } catch (error) {
+          notCarried = errorText(error);
         }
       }
     } catch (error) {
@@ -303,7 +318,10 @@ export class SessionFileWriter {
     this.tornTail = undefined;
     this.appendedIds.clear();
     this.needsNewline = false;
-    return { leafDisplaced: othersAppend && lastOwn };
+    // bonsai's last entry is not the file's any more, and nothing was appended to the new file
+    // since (another program's newer line is the leaf then, rightly)
+    const displaced = carriedEntries > 0 && lastOwn && statSync(this.target, { throwIfNoEntry: false })?.size === size;
+    return { leafDisplaced: displaced, ...(notCarried ? { notCarried } : {}) };
   }
 
   /**

@@ -4,7 +4,7 @@
  * reader. The format is unchanged: one session per file, one line per entry. Its archive of pruned
  * tool output is a sidecar file beside it (file-archive.ts).
  */
-import { copyFileSync, existsSync, statSync, unlinkSync } from "node:fs";
+import { constants, copyFileSync, existsSync, statSync, unlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jsonlText, lineId } from "../format/lines.js";
@@ -65,10 +65,17 @@ export class FileBackend implements SessionBackend {
 
   backup(): string {
     this.writer.checkOpen();
-    const target = `${this.writer.target}.bak-${backupStamp()}`;
-    copyFileSync(this.writer.target, target);
-    this.backups.add(target);
-    return target;
+    for (;;) {
+      const target = `${this.writer.target}.bak-${backupStamp()}`;
+      try {
+        copyFileSync(this.writer.target, target, constants.COPYFILE_EXCL); // never over another backup
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+        throw error;
+      }
+      this.backups.add(target);
+      return target;
+    }
   }
 
   discardBackup(location: string): void {

@@ -11,19 +11,28 @@ import { pause, readRange, writeAll } from "./fd-io.js";
  * Appends to `to` the lines that the file open as `from` gained after byte `start` and that `ids`
  * does not hold, again while it keeps growing; a line still being written (no newline yet) is
  * waited for up to ~100 ms. `tornLength`: the first line was read at open as a torn write of that
- * many bytes, dropped if it is still that. Returns the bytes written, how far the file was read
- * and, when it read a line that is not blank, whether the last such line was one of bonsai's own.
+ * many bytes, dropped if it is still that. Returns the bytes written, how far the file was read,
+ * how many of the lines carried readers take as entries (JSON objects: not blank, torn or other
+ * text, which they skip) and, when the file held any such line, whether its last was bonsai's.
  */
-export function carryForeignLines(from: number, start: number, ids: ReadonlySet<string>, to: number, needsNewline: boolean, tornLength?: number): { written: number; read: number; lastOwn?: boolean } {
+export function carryForeignLines(
+  from: number,
+  start: number,
+  ids: ReadonlySet<string>,
+  to: number,
+  needsNewline: boolean,
+  tornLength?: number,
+): { written: number; read: number; entries: number; lastOwn?: boolean } {
   let read = start;
   let written = 0;
+  let entries = 0;
   let lastOwn: boolean | undefined;
   for (let waits = 0; ; ) {
     const size = fstatSync(from).size;
-    if (size <= read) return { written, read, lastOwn };
+    if (size <= read) return { written, read, entries, lastOwn };
     const tail = readRange(from, read, size);
     // the torn write as it was read, and nothing after it: nothing to carry yet, and the next look starts at it again
-    if (read === start && tail.length === tornLength && tail.indexOf(0x0a) === -1) return { written, read, lastOwn };
+    if (read === start && tail.length === tornLength && tail.indexOf(0x0a) === -1) return { written, read, entries, lastOwn };
     if (tail[tail.length - 1] !== 0x0a && waits < 20) {
       waits++; // a line is being written: give its writer a moment to finish it
       pause(5);
@@ -40,7 +49,11 @@ export function carryForeignLines(from: number, start: number, ids: ReadonlySet<
       const stillTorn = at === 0 && read === start && end === tornLength;
       const own = !stillTorn && isOwnLine(line, ids);
       if (!stillTorn && !own) foreign.push(line, NEWLINE);
-      if (!stillTorn && line.toString("latin1").trim() !== "") lastOwn = own;
+      if (own) lastOwn = true;
+      else if (!stillTorn && isEntryLine(line)) {
+        entries++;
+        lastOwn = false;
+      }
       at = end + 1;
     }
     if (foreign.length > 0) {
@@ -53,6 +66,17 @@ export function carryForeignLines(from: number, start: number, ids: ReadonlySet<
 }
 
 const NEWLINE = Buffer.from("\n");
+
+/** Whether readers take a line as an entry: a JSON object (a blank, torn or other line is skipped). */
+function isEntryLine(bytes: Buffer): boolean {
+  if (bytes.indexOf(0x7b) === -1) return false; // no "{"
+  try {
+    const value = JSON.parse(bytes.toString("utf8")) as unknown;
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Whether a line is one of bonsai's own: an entry whose id (its own, not one nested in it, as

@@ -9,18 +9,24 @@ import { RowLines } from "./line-source.js";
 import { type EntrySink, type LoadedIndex, type LoadedSession, loadSessionText, loadTextIndex } from "./load.js";
 
 let lastStamp = "";
-let sameStamps = 0;
+let repeats = 0;
 
 /**
- * A backup's time suffix: the current time, safe in file names and session ids, and never the
- * same twice in a process (two backups in one millisecond would share a name: the second file
- * replaced the first). Only a session's writer makes its backups, so one process is enough.
+ * A backup's time suffix: the current time, safe in file names and session ids, later than every
+ * earlier one of this process (two backups in one millisecond, or after the clock stepped back,
+ * would share a name: the second file replaced the first). Only a session's writer makes its
+ * backups; a file backup is still never copied over an existing one (file.ts).
  */
 export function backupStamp(): string {
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  sameStamps = stamp === lastStamp ? sameStamps + 1 : 0;
-  lastStamp = stamp;
-  return sameStamps === 0 ? stamp : `${stamp}-${sameStamps}`;
+  const now = new Date().toISOString().replace(/[:.]/g, "-");
+  if (now > lastStamp) {
+    lastStamp = now;
+    repeats = 0;
+    return now;
+  }
+  repeats++;
+  // "-0001" after the time: sorts after it, and in order among its repeats
+  return `${lastStamp}-${String(repeats).padStart(4, "0")}`;
 }
 
 /** Line facts a database keeps per session, derived from the lines themselves. */

@@ -77,6 +77,11 @@ export interface RewriteOutcome {
    * Always false for a database (one writer, and no other program's rows).
    */
   leafDisplaced: boolean;
+  /**
+   * The rewrite is done, but lines another program appended to the old file just after it (a
+   * descriptor opened before the rename) could not be carried into the new one: why.
+   */
+  notCarried?: string;
 }
 
 /**

@@ -698,6 +698,32 @@ describe("an append that fails part way", () => {
   });
 });
 
+describe("an append that fails part way, with another program appending", () => {
+  it("is not taken back when another program's line landed after its first byte (its newline matches ours)", async () => {
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    const path = freshFile();
+    const first = SessionManager.open(path);
+    first.appendMessage(userMsg("first"));
+    await first.close();
+    fs.appendFileSync(path, '{"type":"custom","id":"unterminated"'); // bonsai's next append starts with a newline
+    const session = SessionManager.open(path, { onWarning: () => undefined });
+    const other = '{"type":"custom","customType":"other","id":"other-1","parentId":null,"timestamp":"t"}\n';
+    const real = cjsFs.writeSync;
+    let calls = 0;
+    mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset: number) => {
+      if (++calls > 1) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      const n = real(fd, buffer, offset, 1); // the newline, then the disk is full
+      const theirs = fs.openSync(path, "a");
+      fs.writeFileSync(theirs, other); // another program's whole line lands after it
+      fs.closeSync(theirs);
+      return n;
+    });
+    whileMocked(() => assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), /ENOSPC/));
+    await session.close();
+    assert.ok(fs.readFileSync(path, "utf8").endsWith(`"unterminated"\n${other}`), "the other program's line is whole, with its newline");
+  });
+});
+
 /** From an audit with a full disk: nothing bonsai leaves behind may stop the session from being used once there is room. */
 describe("a full disk at the start of a session", () => {
   const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");

@@ -3,8 +3,8 @@
  * else the first user message, as files are listed (issue 19, item 12).
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
-import { applyDigest, digestLines, EMPTY_META, titleFromContent } from "../../src/storage/lines.js";
+import { describe, it, mock } from "node:test";
+import { applyDigest, backupStamp, digestLines, EMPTY_META, titleFromContent } from "../../src/storage/lines.js";
 
 const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" });
 const user = (content: unknown) => JSON.stringify({ type: "message", id: "u1", parentId: null, message: { role: "user", content, timestamp: 1 } });
@@ -24,5 +24,23 @@ describe("the title of a session in a database", () => {
     assert.equal(titleFromContent([{ type: "text", text: "a\u0000b" }, { type: "image" }]), "a b");
     assert.equal(titleFromContent("x".repeat(200))?.length, 80);
     assert.equal(titleFromContent([{ type: "image" }]), undefined);
+  });
+});
+
+describe("the name of a backup", () => {
+  it("is later than every earlier one: within one millisecond, and when the clock steps back", () => {
+    // far ahead of the real clock, which other tests in this process may have stamped with
+    mock.timers.enable({ apis: ["Date"], now: Date.parse("2090-01-01T10:00:00.005Z") });
+    try {
+      const stamps = [backupStamp(), backupStamp()];
+      mock.timers.setTime(Date.parse("2090-01-01T10:00:00.004Z")); // the clock stepped back
+      stamps.push(backupStamp());
+      mock.timers.setTime(Date.parse("2090-01-01T10:00:00.006Z"));
+      stamps.push(backupStamp());
+      assert.deepEqual(stamps, ["2090-01-01T10-00-00-005Z", "2090-01-01T10-00-00-005Z-0001", "2090-01-01T10-00-00-005Z-0002", "2090-01-01T10-00-00-006Z"]);
+      assert.deepEqual([...stamps].sort(), stamps, "in order");
+    } finally {
+      mock.timers.reset();
+    }
   });
 });

@@ -83,8 +83,10 @@ describe("symlinks and hard links", () => {
     // root may write a 0444 file: the refusal the file system gives another user is played
     const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     if (process.getuid?.() === 0) {
-      mock.method(cjsFs, "accessSync", () => {
-        throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+      const real = cjsFs.openSync;
+      mock.method(cjsFs, "openSync", (path: string, flags: unknown, ...rest: unknown[]) => {
+        if (path === file && flags !== "r") throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+        return (real as (...a: unknown[]) => number)(path, flags, ...rest);
       });
       syncBuiltinESMExports();
     }
@@ -145,6 +147,89 @@ describe("a rewrite while another program appends", () => {
     const lines = readFileSync(file, "utf8").trimEnd().split("\n");
     assert.equal(JSON.parse(lines.at(-1) as string).id, "other-2");
     assert.equal(lines.filter((l) => l.includes('"customType":"bonsai.checkout"')).length, 1, "no leaf written again for it");
+  });
+
+  it("writes the leaf again only when readers would resume elsewhere: not for blank lines, nor after a line appended to the new file; but past a torn line", async () => {
+    const other = (id: string) => `{"type":"custom","customType":"other","id":"${id}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}\n`;
+    const checkouts = (file: string) => readFileSync(file, "utf8").split("\n").filter((l) => l.includes('"bonsai.checkout"')).length;
+    const leafOf = (file: string) => {
+      const reader = SessionManager.open(file, { readOnly: true, onWarning: () => undefined });
+      const leaf = reader.getLeafId();
+      void reader.close();
+      return leaf;
+    };
+    /** bonsai appends A, another program `between`, bonsai B, another program `after`; then a rewrite (with `duringRename` just after its rename) */
+    const rewritten = async (name: string, between: string, after: string, duringRename?: (file: string) => void) => {
+      const file = session(name, 1);
+      const ours = SessionManager.open(file, { onWarning: () => undefined });
+      ours.appendMessage(userMsg("A"));
+      appendFileSync(file, between);
+      const b = ours.appendMessage(userMsg("B"));
+      appendFileSync(file, after);
+      const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+      if (duringRename) {
+        const rename = cjsFs.renameSync;
+        mock.method(cjsFs, "renameSync", (from: string, to: string) => {
+          rename(from, to);
+          duringRename(to);
+        });
+        syncBuiltinESMExports();
+      }
+      try {
+        ours.rewriteFile();
+      } finally {
+        mock.restoreAll();
+        syncBuiltinESMExports();
+      }
+      await ours.close();
+      return { file, b };
+    };
+
+    const blank = await rewritten("blank-lines.jsonl", "\n", "\r\n");
+    assert.equal(checkouts(blank.file), 0, "blank lines are no entries: the leaf was not displaced");
+    assert.equal(leafOf(blank.file), blank.b);
+
+    const torn = await rewritten("torn-after.jsonl", other("other-1"), '{"type":"custom","id":"torn-wri');
+    assert.equal(leafOf(torn.file), torn.b, "readers skip the torn line: bonsai's B was the leaf, and is");
+
+    const late = await rewritten("appended-after-rename.jsonl", other("other-1"), "", (file) => appendFileSync(file, other("newest")));
+    assert.equal(checkouts(late.file), 0);
+    assert.equal(leafOf(late.file), "newest", "a line appended to the new file since is the newest: it stays the leaf");
+  });
+
+  it("a full disk just after the rename loses the late lines, not the rewrite: it is kept, with its backup, and says so", async () => {
+    const file = session("late-and-full.jsonl", 1);
+    appendFileSync(file, '{"type":"message","id":"unreadable","parentId":null,"not JSON\n'); // a rewrite leaves it out: a backup first
+    const warnings: string[] = [];
+    const ours = SessionManager.open(file, { onWarning: (w) => warnings.push(w) });
+    ours.appendMessage(userMsg("second"));
+    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+    const { renameSync: rename, writeSync: write } = cjsFs;
+    let full = false;
+    mock.method(cjsFs, "renameSync", (from: string, to: string) => {
+      const theirs = cjsFs.openSync(to, "a"); // another program opened the old file just before the rename
+      rename(from, to);
+      write(theirs, '{"type":"custom","customType":"other","id":"late","parentId":null,"timestamp":"t"}\n'); // and writes just after it
+      cjsFs.closeSync(theirs);
+      full = true;
+    });
+    mock.method(cjsFs, "writeSync", (fd: number, ...rest: unknown[]) => {
+      if (full) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      return (write as (...a: unknown[]) => number)(fd, ...rest);
+    });
+    syncBuiltinESMExports();
+    try {
+      ours.rewriteFile();
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    await ours.close();
+    const backups = readdirSync(temp.dir).filter((f) => f.startsWith("late-and-full.jsonl.bak-"));
+    assert.equal(backups.length, 1, "the backup is kept");
+    assert.match(readFileSync(join(temp.dir, backups[0]), "utf8"), /"unreadable"/);
+    assert.ok(!readFileSync(file, "utf8").includes('"unreadable"'), "the session was rewritten");
+    assert.ok(warnings.some((w) => w === `${file}: rewritten, but lines another program appended just after could not be carried into it: ENOSPC: no space left on device, write`), warnings.join("\n"));
   });
 
   it("carries another program's lines over byte for byte: a nested id like one of ours, a carriage return, bytes that are not UTF-8, a blank line", async () => {
