@@ -17,6 +17,7 @@ import { datasetHash, type EvalPins, promptHash } from "./eval-pins.js";
 import { compactionPoints, messagesBefore, type RoundResult, runRounds } from "./eval-rounds.js";
 import { type NegativeFact, negativesAtCut, rawSummary, wronglyStated } from "./eval-truth.js";
 import { type LazySummarizer, resolveSummarizer } from "./lazy-summarizer.js";
+import { resolveEntryId } from "./entry-id.js";
 import { readTarget, type SessionTarget, type WarningListener, withSession } from "./open-session.js";
 
 /** A fact a caller knows is in the session (a planted one): where it appears and what supersedes it. */
@@ -182,8 +183,10 @@ export async function evaluateSummaries(
       branches.push(path);
       let atIndex: number | undefined;
       if (options.at !== undefined) {
-        atIndex = path.findIndex((entry) => entry.id === options.at || entry.id.startsWith(options.at as string));
-        if (atIndex < 0) throw new Error(`${opened.file}: no entry ${options.at} on the current branch`);
+        // as every other id option: a unique prefix of at least 4 characters, or the whole id
+        const id = resolveEntryId(opened.session, options.at);
+        atIndex = path.findIndex((entry) => entry.id === id);
+        if (atIndex < 0) throw new Error(`${opened.file}: entry ${id} is not on the current branch`);
       }
       const points = compactionPoints(path, rounds, atIndex);
       const result: SessionEval = { file: opened.file, branchEntries: path.length, results: [] };

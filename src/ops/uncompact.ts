@@ -63,7 +63,8 @@ export function planUncompact(session: SessionManager, compactionId?: string, ty
   const path = session.getBranch();
   const at = compactionId === undefined ? path.findLastIndex((e) => e.type === type) : path.findIndex((e) => e.id === compactionId);
   if (at < 0) {
-    throw new Error(compactionId === undefined ? `no ${NAMES[type]} on the current branch: nothing to undo` : `${compactionId} is not on the current branch`);
+    const where = session.getSessionFile() ?? "(in memory)";
+    throw new Error(compactionId === undefined ? `${where}: no ${NAMES[type]} on the current branch: nothing to undo` : `${where}: ${compactionId} is not on the current branch`);
   }
   const compaction = path[at];
   if (compaction.type !== "compaction" && compaction.type !== "branch_summary") {

@@ -1,5 +1,5 @@
 /** What `bonsai ls` shows for a directory of session files, read without parsing whole sessions. */
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { closeSync, type Dirent, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { titleFromContent } from "./lines.js";
 import { SessionFileError } from "./load.js";
@@ -122,4 +122,34 @@ export function listFileSessions(dir: string, onWarning: (message: string) => vo
   };
   walk(root, 0);
   return found.sort((a, b) => (b.updated ?? "").localeCompare(a.updated ?? "") || a.id.localeCompare(b.id));
+}
+
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\0");
+/** The most of a file storeKindOf reads: a header line (after oh-my-pi's 256-byte title line) is far shorter. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * What the file at `path` holds when it is a store of sessions: a session (its header first, or
+ * after oh-my-pi's title line) or a SQLite database; undefined for anything else, or when it
+ * cannot be read. Only its head is read: a command that writes a page or a report over a file
+ * asks this first, so a session is never replaced by one.
+ */
+export function storeKindOf(path: string): "a session" | "a SQLite database" | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const head = Buffer.alloc(HEAD_BYTES);
+    const length = readSync(fd, head, 0, HEAD_BYTES, 0);
+    if (head.subarray(0, length).subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return "a SQLite database";
+    for (const line of head.toString("utf8", 0, length).split("\n").filter((l) => l.trim() !== "").slice(0, 2)) {
+      const value = JSON.parse(line) as { type?: unknown; id?: unknown } | null;
+      if (value?.type === "session" && typeof value.id === "string") return "a session";
+      if (!isTitleSlot(value)) return undefined;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -131,7 +131,7 @@ export function sessionTarget(path: string): string {
  * closed, as the kernel decides (root and a process with CAP_DAC_OVERRIDE may write a 0444 file,
  * which access() denies to the latter; nobody writes on a read-only file system).
  */
-function writable(path: string): boolean {
+export function writable(path: string): boolean {
   try {
     closeSync(openSync(path, constants.O_WRONLY | constants.O_APPEND));
     return true;

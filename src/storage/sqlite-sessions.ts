@@ -85,7 +85,7 @@ export function openSqliteSession<T extends { endsWithNewline: boolean }>(
     }
   } catch (error) {
     if (db.open) db.close();
-    throw error;
+    throw located(error, location); // SQLite's "attempt to write a readonly database" names none
   } finally {
     if (options.readOnly && db.open) db.close();
   }

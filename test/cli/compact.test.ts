@@ -181,6 +181,12 @@ describe("bonsai prune", () => {
     const human = await runBonsai(["prune", file]);
     assert.match(human.stdout, /nothing to prune/);
 
+    const prunedBytes = readFileSync(file);
+    const dryRestore = await runBonsai(["prune", file, "--dry-run", "--restore"]);
+    assert.equal(dryRestore.code, 2);
+    assert.equal(dryRestore.stderr, "bonsai: prune: --dry-run does not go with --restore, which writes the originals back at once\n");
+    assert.deepEqual(readFileSync(file), prunedBytes, "a dry run asked for writes nothing");
+
     const one = await runBonsai(["prune", file, "--restore", "--entry", report.entries[0].id, "--json"]);
     assert.deepEqual(JSON.parse(one.stdout).restored, [report.entries[0].id]);
     const rest = await runBonsai(["prune", file, "--restore"]);

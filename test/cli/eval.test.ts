@@ -42,6 +42,17 @@ describe("bonsai eval", () => {
     assert.equal(run.stderr.trim().split("\n").length, 1);
     assert.match(run.stderr, /unknown summarizer "gpt-5": use extractive, model:provider\/id, base-url:URL\[#model-id\] or remote:URL/);
   });
+
+  it("--at takes an entry id as every other id option does: an empty, short or ambiguous prefix is refused", async () => {
+    for (const [at, message] of [
+      ["1", /^bonsai: entry id "1" is too short: give at least 4 characters/],
+      ["", /^bonsai: no entry with id "" in /],
+    ] as const) {
+      const run = await runBonsai(["eval", "examples/coding-session.jsonl", "--at", at]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, message);
+    }
+  });
 });
 
 describe("progressBar", () => {

@@ -118,6 +118,14 @@ describe("item 10: small inconsistencies", () => {
     assert.match((await runBonsai(["tree", EXAMPLE, "--jsn"])).stderr, /unknown option '--jsn' \(did you mean --json\?\)/);
   });
 
+  it("a bad size names its option, as a usage error", async () => {
+    for (const [size, why] of [["0", 'size "0" must be at least 1 byte'], ["zz", '"zz" is not a size']]) {
+      const run = await runBonsai(["serve", "--extractive", "--max-body", size]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.ok(run.stderr.startsWith(`bonsai: serve: --max-body: ${why}`), run.stderr);
+    }
+  });
+
   it("serve --extractive does not warn that no model is configured", async () => {
     const run = await spawnBonsai(["serve", "--extractive", "--port", "0"], (child) => {
       child.stdout?.on("data", (d) => {

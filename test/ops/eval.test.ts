@@ -259,7 +259,7 @@ describe("evaluateSummaries on the bundled example", () => {
     assert.ok(judge.requests[0].prompt.includes("<summary>\n_(extractive summary"), "the first call sees the summary");
   });
 
-  it("names a bad --at entry", async () => {
-    await assert.rejects(evaluateSummaries([EXAMPLE_SESSION], [{ label: "e", summarizer: extractiveSummarizer() }], { at: "zzzz" }), /no entry zzzz/);
+  it("names a bad --at entry, and the session it is not in", async () => {
+    await assert.rejects(evaluateSummaries([EXAMPLE_SESSION], [{ label: "e", summarizer: extractiveSummarizer() }], { at: "zzzz" }), (error: Error) => error.message === `no entry with id "zzzz" in ${EXAMPLE_SESSION}; run \`bonsai tree\` to list the ids`);
   });
 });

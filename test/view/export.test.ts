@@ -84,6 +84,26 @@ describe("bonsai export", () => {
     assert.equal(db.stdout, file.stdout, "the same Markdown from either store");
   });
 
+  it("-o never writes over a session or a database of them (the one exported included), and replaces an earlier page", async () => {
+    const session = join(dir, "to-keep.jsonl");
+    writeFileSync(session, readFileSync(EXAMPLE));
+    const slotted = join(dir, "omp-titled.jsonl"); // oh-my-pi's title line before the header
+    writeFileSync(slotted, `${JSON.stringify({ type: "title", title: "a name".padEnd(200) })}\n${readFileSync(EXAMPLE, "utf8")}`);
+    const db = join(dir, "store.db");
+    assert.equal((await runBonsai(["copy", EXAMPLE, `sqlite:${db}`])).code, 0);
+    for (const [target, kind] of [[session, "a session"], [slotted, "a session"], [db, "a SQLite database"]] as const) {
+      const before = readFileSync(target);
+      const run = await runBonsai(["export", session, "--md", "-o", target]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.stderr, `bonsai: export: ${target} holds ${kind}, which an export does not write over; choose another -o\n`);
+      assert.deepEqual(readFileSync(target), before);
+    }
+    const page = join(dir, "again.md");
+    writeFileSync(page, "an earlier export\n");
+    assert.equal((await runBonsai(["export", session, "--md", "-o", page])).code, 0);
+    assert.match(readFileSync(page, "utf8"), /^# tasktrack/);
+  });
+
   it("refuses unclear requests with one line", async () => {
     // options that exclude each other are usage errors: exit 2, as commander's own
     const neither = await runBonsai(["export", EXAMPLE]);

@@ -8,7 +8,8 @@ import { type Command, InvalidArgumentError } from "commander";
 import { parseByteSize } from "../../server/limits.js";
 import { positiveInteger } from "../numeric-options.js";
 import { CliError, formatBytes, progress, runAction, UsageError, warn, SESSION_ARGUMENT_HELP } from "../output.js";
-import { writeFileAtomic } from "../../storage/file-writer.js";
+import { storeKindOf } from "../../storage/file-list.js";
+import { writable, writeFileAtomic } from "../../storage/file-writer.js";
 import { untrusted } from "../../util/terminal-safe.js";
 
 interface ExportCommandOptions {
@@ -45,6 +46,7 @@ export function register(program: Command): void {
       runAction(async (location: string, options: ExportCommandOptions) => {
         if (options.html === options.md) throw new UsageError("export: pass one of --html or --md");
         if (options.all && !options.md) throw new UsageError("export: --all goes with --md (the page always shows every branch)");
+        if (options.output) refuseToReplace(options.output); // before the work, not after it
         const { exportSession } = await import("../../view/export.js");
         const text = await exportSession(location, {
           format: options.html ? "html" : "md",
@@ -70,6 +72,19 @@ export function register(program: Command): void {
  * Writes the export to `path` through a temp file and a rename, so a full disk leaves the page
  * that was there whole; a device or a pipe (`-o /dev/stdout`) is written to as it is.
  */
+/**
+ * Refuses an output that is a session or a database of them (a page written over the session
+ * being exported, or over a store, loses it), or a file this user may not write (the rename
+ * that replaces it would still go through where the folder allows it).
+ */
+function refuseToReplace(path: string): void {
+  const existing = statSync(path, { throwIfNoEntry: false });
+  if (!existing?.isFile()) return;
+  const kind = storeKindOf(path);
+  if (kind) throw new CliError(`export: ${path} holds ${kind}, which an export does not write over; choose another -o`);
+  if (!writable(path)) throw new CliError(`export: ${path} is not writable by this user; choose another -o`);
+}
+
 function writeExport(path: string, bytes: Buffer): void {
   try {
     const existing = statSync(path, { throwIfNoEntry: false });

@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { DEFAULT_PRUNE_CONFIG, type PruneConfig } from "../../compaction/prune.js";
 import { pruneToolOutput, restoreToolOutput } from "../../ops/prune-report.js";
 import { nonNegativeInteger, positiveCount } from "../numeric-options.js";
-import { colors, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from "../output.js";
+import { colors, print, printJson, runAction, UsageError, warn, SESSION_ARGUMENT_HELP } from "../output.js";
 import { DEFAULT_PRUNE_LIMIT, formatPrune, formatRestore } from "../prune-format.js";
 
 
@@ -31,11 +31,13 @@ export function register(program: Command): void {
     .option("--min-savings <tokens>", `prune only when at least this much is saved (default ${DEFAULT_PRUNE_CONFIG.minimumSavings})`, nonNegativeInteger)
     .option("--limit <n>", `list at most this many entries (default ${DEFAULT_PRUNE_LIMIT}; --json lists all)`, positiveCount)
     .option("--restore", "put archived originals back instead of pruning")
-    .option("--entry <id...>", "with --restore: only these entries (unique prefixes accepted)")
+    .option("--entry <id...>", "with --restore: only these entries (unique prefixes accepted; give FILE before it, or end the ids with --)")
     .option("--json", "print stable JSON")
     .action(
       runAction(async (path: string, options: CommandOptions) => {
         if (options.entry && !options.restore) warn("--entry has no effect without --restore");
+        // a restore writes at once: asked for a dry run, it must not run at all
+        if (options.restore && options.dryRun) throw new UsageError("prune: --dry-run does not go with --restore, which writes the originals back at once");
         if (options.restore) {
           const result = await restoreToolOutput(path, { entryIds: options.entry, onWarning: warn });
           if (options.json) printJson(result);

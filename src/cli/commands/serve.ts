@@ -1,7 +1,7 @@
 /** `bonsai serve`: run the summarization endpoint (see src/server/app.ts). */
 import { type Command, InvalidArgumentError } from "commander";
 import { addSummarizerOptions, type SummarizerOptionValues, summarizerFromOptions } from "../summarizer-options.js";
-import { CliError, runAction, warn } from "../output.js";
+import { CliError, runAction, UsageError, warn } from "../output.js";
 
 interface ServeOptions extends SummarizerOptionValues {
   port: number;
@@ -46,6 +46,10 @@ export function register(program: Command): void {
       let token: string | undefined;
       try {
         maxBodyBytes = parseByteSize(options.maxBody);
+      } catch (error) {
+        throw new UsageError(`serve: --max-body: ${(error as Error).message}`);
+      }
+      try {
         token = loadServerToken({ tokenFile: options.tokenFile });
       } catch (error) {
         throw new CliError((error as Error).message);
