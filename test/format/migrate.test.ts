@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { copyFileSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { after, describe, it, mock } from "node:test";
 import { parseSessionEntries } from "../../src/storage/load.js";
 import { SessionManager } from "../../src/session/manager.js";
@@ -14,6 +13,7 @@ import type { FileEntry } from "../../src/format/entry-types.js";
 import { toJsonl } from "../../src/storage/file-writer.js";
 import { REAL_SESSION, realGolden } from "../helpers/fixtures.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
+import { cjsFs, fullDisk, whileMocked } from "../helpers/fs-mocks.js";
 
 const { dir: DIR, cleanup } = tempDir();
 after(cleanup);
@@ -199,20 +199,15 @@ describe("migration on open", () => {
   it("a migration the disk cannot take leaves the file as it was and no backup: retries do not pile them up", () => {
     const file = writeV1("v1-full-disk.jsonl", v1Entries());
     const original = readFileSync(file);
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const real = cjsFs.writeSync;
     // the lock and the backup are written; the new file's bytes (the rewrite's temp file) are where the disk is full
     mock.method(cjsFs, "writeSync", (fd: number, ...rest: unknown[]) => {
-      if (/\/\.v1-full-disk\.jsonl\.[0-9a-f]{12}\.tmp$/.test(readlinkSync(`/proc/self/fd/${fd}`))) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      if (/\/\.v1-full-disk\.jsonl\.[0-9a-f]{12}\.tmp$/.test(readlinkSync(`/proc/self/fd/${fd}`))) throw fullDisk();
       return (real as (...a: unknown[]) => number)(fd, ...rest);
     });
-    syncBuiltinESMExports();
-    try {
+    whileMocked(() => {
       for (let retry = 0; retry < 2; retry++) assert.throws(() => SessionManager.open(file, { migrate: true }), /ENOSPC: no space left on device/);
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-    }
+    });
     assert.deepEqual(readFileSync(file), original);
     assert.deepEqual(readdirSync(DIR).filter((f) => f.startsWith("v1-full-disk.jsonl.") || f.startsWith(".v1-full-disk")), [], "no backup, lock or temp file");
     const s = SessionManager.open(file, { migrate: true }); // once there is room

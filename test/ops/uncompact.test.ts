@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readFileSync, readlinkSync, rmSync, realpathSync } from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it, mock } from "node:test";
@@ -15,6 +14,7 @@ import { SessionManager } from "../../src/session/manager.js";
 import { extractiveSummarizer } from "../../src/summarizer/extractive.js";
 import { ROOT, runBonsai } from "../helpers/cli.js";
 import { a, messageOf, u } from "../helpers/paths.js";
+import { cjsFs, fullDisk, whileMocked } from "../helpers/fs-mocks.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bonsai-uncompact-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -101,7 +101,6 @@ describe("uncompactSession", () => {
     const firstLine = bytes.toString("utf8").split("\n").find((line) => line.includes(first)) as string;
     // room for the first copy and a few bytes of the second: copied one append at a time, the
     // file's last line was the first copy, a leaf part of the way through
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const real = cjsFs.writeSync;
     const target = realpathSync(file);
     let room = Buffer.byteLength(firstLine) + 1 + 20;
@@ -114,18 +113,12 @@ describe("uncompactSession", () => {
     };
     mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset = 0, length = buffer.length - offset, ...rest: unknown[]) => {
       if (typeof buffer === "string" || !toSession(fd)) return (real as (...a: unknown[]) => number)(fd, buffer, offset, length, ...rest);
-      if (room === 0) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      if (room === 0) throw fullDisk();
       const n = real(fd, buffer, offset, Math.min(length, room));
       room -= n;
       return n;
     });
-    syncBuiltinESMExports();
-    try {
-      await assert.rejects(uncompactSession(file), /ENOSPC/);
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-    }
+    await whileMocked(() => assert.rejects(uncompactSession(file), /ENOSPC/));
     assert.deepEqual(readFileSync(file), bytes, "no copy, and no torn line, is left in the file");
     const reopened = SessionManager.open(file, { readOnly: true });
     assert.equal(reopened.getLeafId(), compactedLeaf);

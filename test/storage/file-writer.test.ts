@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
+import { syncBuiltinESMExports } from "node:module";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it, mock } from "node:test";
@@ -18,6 +18,7 @@ import { toJsonl, writeFileAtomic } from "../../src/storage/file-writer.js";
 import { flattenTree } from "../../src/session/tree.js";
 import type { SessionEntry } from "../../src/format/entry-types.js";
 import { assistantEntry, assistantMsg, entry, tempDir, userEntry, userMsg } from "../helpers/session-builders.js";
+import { cjsFs, fullDisk, whileMocked } from "../helpers/fs-mocks.js";
 
 const { readFileSync, writeFileSync, statSync, existsSync, readdirSync, mkdirSync, appendFileSync } = fs;
 const { dir: DIR, cleanup } = tempDir();
@@ -382,7 +383,6 @@ describe("stale lock takeover race", () => {
     writeFileSync(lockPath, JSON.stringify({ pid: dead, host: hostname(), since: "2020-01-01T00:00:00Z" }));
     // Another process takes the stale lock over right after we read it: its lock is live.
     const live = JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString() });
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const realRead = cjsFs.readFileSync;
     let swapped = false;
     mock.method(cjsFs, "readFileSync", (...args: unknown[]) => {
@@ -453,7 +453,6 @@ describe("broken parent links", () => {
 
 describe("appends and rewrites", () => {
   it("each append adds exactly one line in one write, and every line parses", () => {
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const original = cjsFs.writeSync;
     const file = freshFile();
     const s = SessionManager.open(file);
@@ -553,7 +552,6 @@ describe("appends and rewrites", () => {
   });
 
   it("writeFileAtomic syncs the temp file before the rename and the directory after it", () => {
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const real = { openSync: cjsFs.openSync, fsyncSync: cjsFs.fsyncSync, renameSync: cjsFs.renameSync };
     const file = freshFile("synced.txt");
     const dir = resolve(file, "..");
@@ -585,7 +583,6 @@ describe("appends and rewrites", () => {
   });
 
   it("fsyncEachAppend syncs after every append; flush() syncs on demand", () => {
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const realFsync = cjsFs.fsyncSync;
     let syncs = 0;
     const dir = resolve(freshFile(), "..");
@@ -625,22 +622,9 @@ describe("appends and rewrites", () => {
   });
 });
 
-/** Runs `run` with the node:fs mocks set up before it seen by ESM imports too, and takes them away after. */
-function whileMocked(run: () => void): void {
-  syncBuiltinESMExports();
-  try {
-    run();
-  } finally {
-    mock.restoreAll();
-    syncBuiltinESMExports();
-  }
-}
 
 /** Issue 26, defect 1: an append that fails part way (a full disk) must not make the next one unreadable. */
 describe("an append that fails part way", () => {
-  const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
-  const full = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-
   /** A session of two messages, whose next append the disk cuts in half; `meanwhile` runs in between. */
   function tornAppend(meanwhile: (path: string) => void = () => undefined) {
     const real = cjsFs.writeSync;
@@ -652,7 +636,7 @@ describe("an append that fails part way", () => {
     let calls = 0;
     // the disk fills in the middle of the next line: half of it is written, then ENOSPC
     mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset: number, length: number) => {
-      if (++calls > 1) throw full();
+      if (++calls > 1) throw fullDisk();
       const n = real(fd, buffer, offset, Math.floor(length / 2));
       meanwhile(path);
       return n;
@@ -700,7 +684,6 @@ describe("an append that fails part way", () => {
 
 describe("an append that fails part way, with another program appending", () => {
   it("is not taken back when another program's line landed after its first byte (its newline matches ours)", async () => {
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const path = freshFile();
     const first = SessionManager.open(path);
     first.appendMessage(userMsg("first"));
@@ -726,14 +709,11 @@ describe("an append that fails part way, with another program appending", () => 
 
 /** From an audit with a full disk: nothing bonsai leaves behind may stop the session from being used once there is room. */
 describe("a full disk at the start of a session", () => {
-  const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
-  const full = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-
   it("a lock that cannot be written says the disk is full and leaves no lock behind", async () => {
     const path = freshFile();
     const real = cjsFs.writeFileSync;
     mock.method(cjsFs, "writeFileSync", (file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
-      if (String(file).includes(".lock")) throw full();
+      if (String(file).includes(".lock")) throw fullDisk();
       return (real as (...a: unknown[]) => void)(file, ...rest);
     });
     whileMocked(() => assert.throws(() => SessionManager.open(path), /the disk is full/));
@@ -750,7 +730,7 @@ describe("a full disk at the start of a session", () => {
     let calls = 0;
     mock.method(cjsFs, "writeSync", (fd: number, buffer: Buffer, offset: number, length: number) => {
       if (++calls === 1) return real(fd, buffer, offset, Math.floor(length / 3));
-      throw full();
+      throw fullDisk();
     });
     whileMocked(() => assert.throws(() => session.appendMessage(userMsg("lost to the full disk")), (error: Error) => error.message === `${path}: ENOSPC: no space left on device, write`));
     assert.equal(fs.statSync(path).size, 0, "the torn header is taken back");

@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { appendFileSync, chmodSync, linkSync, lstatSync, readdirSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { after, describe, it, mock } from "node:test";
 import { SessionManager } from "../../src/session/manager.js";
 import { SessionLockedError } from "../../src/storage/lock.js";
 import { ROOT } from "../helpers/cli.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
+import { cjsFs, fullDisk, whileMocked } from "../helpers/fs-mocks.js";
 
 const temp = tempDir();
 after(temp.cleanup);
@@ -81,21 +81,16 @@ describe("symlinks and hard links", () => {
     chmodSync(file, 0o444);
     const bytes = readFileSync(file);
     // root may write a 0444 file: the refusal the file system gives another user is played
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     if (process.getuid?.() === 0) {
       const real = cjsFs.openSync;
       mock.method(cjsFs, "openSync", (path: string, flags: unknown, ...rest: unknown[]) => {
         if (path === file && flags !== "r") throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
         return (real as (...a: unknown[]) => number)(path, flags, ...rest);
       });
-      syncBuiltinESMExports();
     }
-    try {
-      assert.throws(() => SessionManager.open(file), (error: Error) => error.message === `${file}: is not writable by this user (mode 444), so bonsai does not change it; open it read-only or write a copy (bonsai copy)`);
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-    }
+    whileMocked(() =>
+      assert.throws(() => SessionManager.open(file), (error: Error) => error.message === `${file}: is not writable by this user (mode 444), so bonsai does not change it; open it read-only or write a copy (bonsai copy)`),
+    );
     assert.deepEqual(readFileSync(file), bytes);
     assert.deepEqual(readdirSync(temp.dir).filter((f) => f.startsWith("read-only.jsonl") || f.startsWith(".read-only")), ["read-only.jsonl"], "no lock or temp file");
     const reader = SessionManager.open(file, { readOnly: true });
@@ -166,21 +161,14 @@ describe("a rewrite while another program appends", () => {
       appendFileSync(file, between);
       const b = ours.appendMessage(userMsg("B"));
       appendFileSync(file, after);
-      const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
       if (duringRename) {
         const rename = cjsFs.renameSync;
         mock.method(cjsFs, "renameSync", (from: string, to: string) => {
           rename(from, to);
           duringRename(to);
         });
-        syncBuiltinESMExports();
       }
-      try {
-        ours.rewriteFile();
-      } finally {
-        mock.restoreAll();
-        syncBuiltinESMExports();
-      }
+      whileMocked(() => ours.rewriteFile());
       await ours.close();
       return { file, b };
     };
@@ -203,7 +191,6 @@ describe("a rewrite while another program appends", () => {
     const warnings: string[] = [];
     const ours = SessionManager.open(file, { onWarning: (w) => warnings.push(w) });
     ours.appendMessage(userMsg("second"));
-    const cjsFs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
     const { renameSync: rename, writeSync: write } = cjsFs;
     let full = false;
     mock.method(cjsFs, "renameSync", (from: string, to: string) => {
@@ -214,16 +201,10 @@ describe("a rewrite while another program appends", () => {
       full = true;
     });
     mock.method(cjsFs, "writeSync", (fd: number, ...rest: unknown[]) => {
-      if (full) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      if (full) throw fullDisk();
       return (write as (...a: unknown[]) => number)(fd, ...rest);
     });
-    syncBuiltinESMExports();
-    try {
-      ours.rewriteFile();
-    } finally {
-      mock.restoreAll();
-      syncBuiltinESMExports();
-    }
+    whileMocked(() => ours.rewriteFile());
     await ours.close();
     const backups = readdirSync(temp.dir).filter((f) => f.startsWith("late-and-full.jsonl.bak-"));
     assert.equal(backups.length, 1, "the backup is kept");
