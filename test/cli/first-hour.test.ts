@@ -136,6 +136,33 @@ describe("item 10: small inconsistencies", () => {
     assert.doesNotMatch(run.stderr, /no model configured/);
   });
 
+  it("options that have no effect say so: a model for serve --extractive, --replace-instructions without instructions", async () => {
+    const serve = await spawnBonsai(["serve", "--extractive", "--model", "anthropic/x", "--base-url", "http://127.0.0.1:9/v1", "--port", "0"], (child) => {
+      child.stdout?.on("data", (d) => {
+        if (String(d).includes('"event":"listening"')) child.kill("SIGTERM");
+      });
+    });
+    assert.match(serve.stderr, /^warning: --extractive summarizes without a model: --model, --base-url have no effect$/m);
+    const file = copyOfExample();
+    const before = readFileSync(file);
+    const checkout = await runBonsai(["checkout", file, "0bd6170e", "--replace-instructions", "--dry-run"]);
+    assert.equal(checkout.code, 0, checkout.stderr);
+    assert.match(checkout.stderr, /^warning: --replace-instructions has no effect without --instructions$/m);
+    assert.deepEqual(readFileSync(file), before);
+  });
+
+  it("ls of a database location with #ID lists that session, and says when there is none", async () => {
+    const db = `sqlite:${join(tmp, "one.db")}`;
+    const copied = await runBonsai(["copy", EXAMPLE, db]);
+    const location = /-> (sqlite:\S+#\S+)/.exec(copied.stdout)?.[1] as string;
+    assert.equal((await runBonsai(["copy", EXAMPLE, `${db}#another`])).code, 0);
+    const one = JSON.parse((await runBonsai(["ls", location, "--json"])).stdout) as { location: string }[];
+    assert.deepEqual(one.map((s) => s.location), [location]);
+    const none = await runBonsai(["ls", `${db}#nope`]);
+    assert.equal(none.code, 1);
+    assert.equal(none.stderr, `bonsai: ${db}#nope: no such session in the store\n`);
+  });
+
   it("an id prefix shorter than 4 characters says so", async () => {
     const run = await runBonsai(["context", EXAMPLE, "--leaf", "5d1"]);
     assert.equal(run.code, 1);

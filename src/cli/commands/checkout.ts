@@ -95,6 +95,7 @@ export function register(program: Command): void {
       if (options.instructions !== undefined && !options.summarize && !options.dryRun) {
         warn("--instructions has no effect without --summarize");
       }
+      if (options.replaceInstructions && options.instructions === undefined) warn("--replace-instructions has no effect without --instructions");
       if (options.dryRun) {
         const preview = await checkoutSession(path, id, { dryRun: true, contextWindow: await previewWindow(options), onWarning: warn });
         if (options.json) printJson(preview);

@@ -1,8 +1,9 @@
 /** `bonsai ls STORE`: the sessions in a directory of files, a SQLite file or a PostgreSQL database. */
 import type { Command } from "commander";
+import { parseLocation, sessionIdOf, storeLocationOf } from "../../storage/location.js";
 import { listSessionsAt } from "../../storage/open.js";
 import type { SessionSummary } from "../../storage/types.js";
-import { type Colors, formatBytes, formatCount, oneLine, warn } from "../output.js";
+import { CliError, type Colors, formatBytes, formatCount, oneLine, warn } from "../output.js";
 import { registerReportCommand } from "../report-command.js";
 import { plural } from "../plural.js";
 
@@ -29,13 +30,23 @@ export function formatSessions(store: string, sessions: readonly SessionSummary[
   return lines.join("\n");
 }
 
+/** The sessions of a store; a database location with `#ID` lists that one session, as a file path lists its file. */
+async function listed(store: string): Promise<SessionSummary[]> {
+  const location = parseLocation(store);
+  const id = sessionIdOf(location);
+  if (id === undefined) return listSessionsAt(location, { onWarning: warn });
+  const one = (await listSessionsAt(storeLocationOf(location), { onWarning: warn })).filter((s) => s.id === id);
+  if (one.length === 0) throw new CliError(`${store}: no such session in the store`);
+  return one;
+}
+
 export function register(program: Command): void {
   registerReportCommand(program, {
     name: "ls",
     description: "list the sessions in a store: a directory of session files, sqlite:PATH or postgres://…",
     argument: ["<store>", "a directory, sqlite:PATH, or postgres://user@host:port/db (PG* variables fill in the rest)"],
     json: "print stable JSON: [{id, location, title, cwd, created, updated, bytes, entryCount}], newest first",
-    run: (store) => listSessionsAt(store, { onWarning: warn }),
+    run: listed,
     format: (sessions, store, c) => formatSessions(store, sessions, c),
   });
 }

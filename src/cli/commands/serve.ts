@@ -54,6 +54,11 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message);
       }
+      if (options.extractive) {
+        const ignored = (["model", "baseUrl", "modelId", "api", "apiKey", "remote"] as const).filter((key) => options[key] !== undefined);
+        const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+        if (ignored.length > 0) warn(`--extractive summarizes without a model: ${ignored.map(flag).join(", ")} ${ignored.length === 1 ? "has" : "have"} no effect`);
+      } else if (options.threads !== undefined) warn("--threads has no effect without --extractive");
       const summarizer = !options.extractive
         ? await summarizerFromOptions(options)
         : options.threads === 0
