@@ -3,29 +3,23 @@
  * directory, the location given with --session (a file, `sqlite:PATH#ID`, `postgres://…#ID`), or,
  * with --continue, the newest session file of that directory.
  */
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CliError } from "../util/cli-error.js";
 import { defaultSessionDir, SessionManager } from "../session/manager.js";
 import { formatLocation, parseLocation, type StoreLocation } from "../storage/location.js";
 import { storeOf } from "../storage/stores.js";
+import { fileHead, isSessionHeader } from "../storage/file-list.js";
 
 /** Whether the file starts with a session header line (the first 64 KB are enough for any header). */
 export function hasSessionHeader(file: string): boolean {
-  let fd: number | undefined;
+  const text = fileHead(file)?.toString("utf8");
+  if (text === undefined) return false;
+  const newline = text.indexOf("\n");
   try {
-    fd = openSync(file, "r");
-    const buffer = Buffer.alloc(64 * 1024);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, read).toString("utf8");
-    const newline = text.indexOf("\n");
-    const first = newline < 0 ? text : text.slice(0, newline);
-    const header = JSON.parse(first) as { type?: unknown; id?: unknown };
-    return header.type === "session" && typeof header.id === "string";
+    return isSessionHeader(JSON.parse(newline < 0 ? text : text.slice(0, newline)));
   } catch {
     return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

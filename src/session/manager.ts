@@ -141,9 +141,12 @@ export class SessionManager extends SessionView {
    */
   appendCopies(entries: readonly SessionEntry[]): string[] {
     const copies: SessionEntry[] = [];
-    const taken = { has: (id: string) => this.index.has(id) || copies.some((c) => c.id === id) };
+    const ids = new Set<string>();
+    const taken = { has: (id: string) => this.index.has(id) || ids.has(id) };
     for (const { id: _id, parentId: _parent, timestamp: _time, ...fields } of entries) {
-      copies.push(this.stamped(fields as NewEntry<SessionEntry>, copies.at(-1)?.id ?? this.leafId, taken));
+      const copy = this.stamped(fields as NewEntry<SessionEntry>, copies.at(-1)?.id ?? this.leafId, taken);
+      copies.push(copy);
+      ids.add(copy.id);
     }
     if (copies.length === 0) return [];
     this.store.append(this.header, ...copies); // written before they join the index
@@ -312,10 +315,10 @@ export class SessionManager extends SessionView {
     const dropped = this.issues.filter((i) => i.skipped).length;
     const { backup, leafDisplaced, notCarried } = this.store.rewrite(lines, dropped > 0 || this.issues.some((i) => i.kind === "invalid-utf8" || i.kind === "glued-objects"));
     // the rewrite leaves out lines that could not be read: say where they still are
-    if (backup && dropped > 0) this.warn(`${this.store.location}: ${dropped} unreadable line${dropped === 1 ? " is" : "s are"} left out of the rewritten file; the file as it was is kept in ${backup}`);
+    const where = this.store.location;
+    if (backup && dropped > 0) this.warn(`${where}: ${dropped} unreadable line${dropped === 1 ? " is" : "s are"} left out of the rewritten file; the file as it was is kept in ${backup}`);
     this.index.rewritten(lines);
     this.storedHeader = this.header;
-    const where = this.store.location;
     if (notCarried) this.warn(`${where}: rewritten, but lines another program appended just after could not be carried into it: ${notCarried}`);
     // another program's lines, carried to the end, came before bonsai's last: its leaf is written again after them
     if (leafDisplaced) {

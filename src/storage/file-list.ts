@@ -1,6 +1,7 @@
 /** What `bonsai ls` shows for a directory of session files, read without parsing whole sessions. */
-import { closeSync, type Dirent, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, type Dirent, openSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { readRange } from "./fd-io.js";
 import { titleFromContent } from "./lines.js";
 import { SessionFileError } from "./load.js";
 import { forEachFileLine } from "./read-lines.js";
@@ -25,7 +26,7 @@ export function summarizeFile(path: string): SessionSummary | undefined {
     if (!header) {
       try {
         const value = JSON.parse(line.bytes.toString("utf8"));
-        if (value?.type === "session" && typeof value.id === "string") header = value;
+        if (isSessionHeader(value)) header = value;
         else if (!slot && isTitleSlot(value)) slot = value; // oh-my-pi's, before the header
         else notSession = true;
       } catch {
@@ -124,9 +125,27 @@ export function listFileSessions(dir: string, onWarning: (message: string) => vo
   return found.sort((a, b) => (b.updated ?? "").localeCompare(a.updated ?? "") || a.id.localeCompare(b.id));
 }
 
-const SQLITE_MAGIC = Buffer.from("SQLite format 3\0");
-/** The most of a file storeKindOf reads: a header line (after oh-my-pi's 256-byte title line) is far shorter. */
+/** Whether a line's value is a session header: the `session` type and a string id. */
+export const isSessionHeader = (value: unknown): value is Record<string, unknown> =>
+  (value as { type?: unknown } | null)?.type === "session" && typeof (value as { id?: unknown }).id === "string";
+
+/** The most of a file read to find its header: a header line (after oh-my-pi's 256-byte title line) is far shorter. */
 const HEAD_BYTES = 64 * 1024;
+
+/** The first 64 KB of the file at `path`; undefined when it cannot be read. */
+export function fileHead(path: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    return readRange(fd, 0, HEAD_BYTES);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\0");
 
 /**
  * What the file at `path` holds when it is a store of sessions: a session (its header first, or
@@ -135,21 +154,17 @@ const HEAD_BYTES = 64 * 1024;
  * asks this first, so a session is never replaced by one.
  */
 export function storeKindOf(path: string): "a session" | "a SQLite database" | undefined {
-  let fd: number | undefined;
+  const head = fileHead(path);
+  if (!head) return undefined;
+  if (head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return "a SQLite database";
   try {
-    fd = openSync(path, "r");
-    const head = Buffer.alloc(HEAD_BYTES);
-    const length = readSync(fd, head, 0, HEAD_BYTES, 0);
-    if (head.subarray(0, length).subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return "a SQLite database";
-    for (const line of head.toString("utf8", 0, length).split("\n").filter((l) => l.trim() !== "").slice(0, 2)) {
-      const value = JSON.parse(line) as { type?: unknown; id?: unknown } | null;
-      if (value?.type === "session" && typeof value.id === "string") return "a session";
+    for (const line of head.toString("utf8").split("\n").filter((l) => l.trim() !== "").slice(0, 2)) {
+      const value = JSON.parse(line) as unknown;
+      if (isSessionHeader(value)) return "a session";
       if (!isTitleSlot(value)) return undefined;
     }
-    return undefined;
   } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    // not JSON: no session
   }
+  return undefined;
 }

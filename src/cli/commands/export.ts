@@ -69,10 +69,6 @@ export function register(program: Command): void {
 }
 
 /**
- * Writes the export to `path` through a temp file and a rename, so a full disk leaves the page
- * that was there whole; a device or a pipe (`-o /dev/stdout`) is written to as it is.
- */
-/**
  * Refuses an output that is a session or a database of them (a page written over the session
  * being exported, or over a store, loses it), or a file this user may not write (the rename
  * that replaces it would still go through where the folder allows it).
@@ -85,6 +81,10 @@ function refuseToReplace(path: string): void {
   if (!writable(path)) throw new CliError(`export: ${path} is not writable by this user; choose another -o`);
 }
 
+/**
+ * Writes the export to `path` through a temp file and a rename, so a full disk leaves the page
+ * that was there whole; a device or a pipe (`-o /dev/stdout`) is written to as it is.
+ */
 function writeExport(path: string, bytes: Buffer): void {
   try {
     const existing = statSync(path, { throwIfNoEntry: false });
