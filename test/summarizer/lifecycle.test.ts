@@ -64,6 +64,21 @@ describe("the rules", () => {
     assert.deepEqual(retiredValues("Plutôt que Redis, prends SQLite."), ["redis"]);
   });
 
+  it("finds a rule or a correction at the start of a word whatever comes before it, and not inside a word", () => {
+    // the scans match the character before a word instead of looking behind: the same words must pass
+    for (const before of ["", " ", "_", "(", '"', "«", "🙂", "\n", "1."]) {
+      assert.deepEqual(retiredValues(`${before}not 8080, use 8443.`), ["8080"], JSON.stringify(before));
+      assert.deepEqual(retiredValues(`Use SQLite ${before}instead of Redis.`), ["redis"], JSON.stringify(before));
+      assert.deepEqual(retiredValues(`${before}anstatt Redis nehmen wir SQLite.`), ["redis"], JSON.stringify(before));
+      assert.equal(constraintSentences([`Deploy it ${before}without downtime.`]).length, 1, JSON.stringify(before));
+      assert.equal(constraintSentences([`${before}Never commit to main.`]).length, 1, JSON.stringify(before));
+    }
+    for (const before of ["é", "x", "7", "𝒜"]) {
+      assert.deepEqual(retiredValues(`${before}not 8080, use 8443.`), [], JSON.stringify(before));
+      assert.equal(constraintSentences([`Deploy it ${before}without downtime.`]).length, 0, JSON.stringify(before));
+    }
+  });
+
   it("reads a rule whose word touches a quote as the whole sentence does", () => {
     assert.deepEqual(constraintSentences(['Only"pnpm" for installs here.', "Just“pnpm” for every install here."]), ['Only"pnpm" for installs here.', "Just“pnpm” for every install here."]);
   });
