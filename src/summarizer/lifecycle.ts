@@ -74,10 +74,8 @@ const negationPattern = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${NEGATION})\s
  * of their text. The character before the word is matched rather than looked behind at (twice as
  * fast over a long span); only `test` is used.
  */
-const RETIRING_WORD = new RegExp(
-  String.raw`(?:^|[^\p{L}\p{N}])(?:instead of|rather than|in place of|no more|no longer|stop using|invece di|piuttosto che|non|statt|anstatt|nicht|kein|au lieu de|plutôt que|plus de|en lugar de|en vez de|ya no|not|pas|don't use|do not use|never use)`,
-  "iu",
-);
+const RETIRING_WORD =
+  /(?:^|[^\p{L}\p{N}])(?:instead of|rather than|in place of|no more|no longer|stop using|invece di|piuttosto che|non|statt|anstatt|nicht|kein|au lieu de|plutôt que|plus de|en lugar de|en vez de|ya no|not|pas|don't use|do not use|never use)/iu;
 
 /** False when `text` holds no value retiredValues would find (true does not say it holds one). */
 export const mayRetire = (text: string): boolean => RETIRING_WORD.test(text);
