@@ -64,24 +64,29 @@ function main(): void {
     // pi reads its own copy: it may rewrite a file it opens
     const piCopy = join(tmp, "pi-52k.jsonl");
     copyFileSync(big, piCopy);
-    // what each compaction dropped is kept beside the open index by the first export (storage/derived-cache.ts)
-    const forgetDrops = () => {
-      for (const name of existsSync(env.BONSAI_INDEX_DIR) ? readdirSync(env.BONSAI_INDEX_DIR) : []) if (name.endsWith(".drops.json")) rmSync(join(env.BONSAI_INDEX_DIR, name));
+    // what each compaction dropped and each message's digest are kept beside the open index by the
+    // first export (storage/derived-cache.ts, view/entry-digest.ts); a first run has neither
+    const forget = (...kinds: string[]) => () => {
+      for (const name of existsSync(env.BONSAI_INDEX_DIR) ? readdirSync(env.BONSAI_INDEX_DIR) : []) {
+        if (kinds.some((kind) => name.endsWith(`.${kind}.json`))) rmSync(join(env.BONSAI_INDEX_DIR, name));
+      }
     };
+    const exportOnce = () => runChild("bonsai", "export", big, join(tmp, "bonsai.html"), env);
     const cases: { op: Op; name: string; target: Record<Lib, string>; before?: () => void; warm?: () => void }[] = [
       {
         op: "export",
-        name: `export to HTML, compacted 52k (${(statSync(big).size / 1e6).toFixed(0)} MB), first: what each compaction dropped is worked out`,
+        name: `export to HTML, compacted 52k (${(statSync(big).size / 1e6).toFixed(0)} MB), first: what each compaction dropped and each message's digest worked out`,
         target: { bonsai: big, pi: piCopy },
-        before: forgetDrops,
+        before: forget("drops", "digests"),
       },
       {
         op: "export",
-        name: "export again: what each compaction dropped kept from the first",
+        name: "export again: both kept from the first",
         target: { bonsai: big, pi: piCopy },
-        warm: () => runChild("bonsai", "export", big, join(tmp, "bonsai.html"), env),
+        warm: exportOnce,
       },
-      { op: "tree", name: "tree, the same session", target: { bonsai: big, pi: piCopy } },
+      { op: "tree", name: "tree, the same session, first: every body read", target: { bonsai: big, pi: piCopy }, before: forget("digests") },
+      { op: "tree", name: "tree after an export: the digests it kept read instead of the bodies", target: { bonsai: big, pi: piCopy }, warm: exportOnce },
       { op: "ls", name: `list a folder of 22 sessions (${folderMb.toFixed(0)} MB and 20 small)`, target: { bonsai: folder, pi: folder } },
     ];
     runChild("bonsai", "tree", big, "", env); // writes the open index, as any earlier use of the session would

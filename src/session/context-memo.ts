@@ -50,16 +50,24 @@ export class ContextMemo {
    */
   context(leaf: IndexNode, dialect: Dialect): SessionContext | undefined {
     const thinking = leaf.thinking && (this.bodies.entryOf(leaf.thinking) as ThinkingLevelChangeEntry);
-    const modelEntry = leaf.model && this.bodies.entryOf(leaf.model);
-    let model: ModelRef | null = null;
-    if (modelEntry?.type === "model_change") model = modelFromChange(modelEntry) ?? null;
-    else if (modelEntry?.type === "message" && modelEntry.message.role === "assistant") {
-      model = { provider: modelEntry.message.provider, modelId: modelEntry.message.model };
-    } else if (modelEntry) return undefined;
+    const model = this.model(leaf);
+    if (model === undefined) return undefined;
     const thinkingLevel = thinking ? (thinking.thinkingLevel ?? "off") : "off";
     const messages = this.messagesOf(leaf, dialect);
     this.remembered = { leaf, messages, dialect };
     return { messages: messages.slice(), thinkingLevel, model };
+  }
+
+  /**
+   * The model at a rooted leaf, from its model source alone (one body read at most); undefined
+   * when that source changed role since it was indexed, and only a walk over the path can say.
+   */
+  model(leaf: IndexNode): ModelRef | null | undefined {
+    const source = leaf.model && this.bodies.entryOf(leaf.model);
+    if (!source) return null;
+    if (source.type === "model_change") return modelFromChange(source) ?? null;
+    if (source.type === "message" && source.message.role === "assistant") return { provider: source.message.provider, modelId: source.message.model };
+    return undefined;
   }
 
   /** The messages at a rooted leaf: the remembered ones extended when the leaf is below them and the dialect allows. */

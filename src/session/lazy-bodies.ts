@@ -44,8 +44,9 @@ export class LazyBodies {
    * Every entry of `nodes` handed to `visit` in order, the bodies still on disk read in batches and
    * not kept (a pass over a 100 MB session holds one batch, not every body); returns, for each
    * node whose body was not kept, a stand-in that holds its type, id, parent id and timestamp only.
+   * A node `wanted` turns down is neither read nor visited: its stand-in has no timestamp.
    */
-  visit(nodes: readonly IndexNode[], visit: (entry: SessionEntry) => void, batch = 2048): Map<IndexNode, SessionEntry> {
+  visit(nodes: readonly IndexNode[], visit: (entry: SessionEntry) => void, wanted: (node: IndexNode) => boolean = () => true, batch = 2048): Map<IndexNode, SessionEntry> {
     const standIns = new Map<IndexNode, SessionEntry>();
     const pending: IndexNode[] = [];
     const flush = () => {
@@ -62,7 +63,8 @@ export class LazyBodies {
       if (node.entry) {
         flush();
         visit(node.entry);
-      } else if (pending.push(node) >= batch) flush();
+      } else if (!wanted(node)) standIns.set(node, { type: node.type, id: node.id, parentId: node.parentId } as SessionEntry);
+      else if (pending.push(node) >= batch) flush();
     }
     flush();
     return standIns;

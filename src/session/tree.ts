@@ -17,7 +17,7 @@ import { DIALECTS, type Dialect, DialectEvidence } from "../format/dialects/inde
 import type { IdTable } from "./id-table.js";
 import { type PathProblem, pathToRoot } from "../format/path.js";
 import type { AgentMessage } from "../format/message-types.js";
-import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
+import type { ModelRef, SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import { ContextMemo } from "./context-memo.js";
 import { buildForest } from "./forest.js";
 import { childrenOf, entryNode, IndexNode, pathIds, relinkModels, stepUp } from "./index-node.js";
@@ -118,6 +118,13 @@ export class TreeIndex {
     if (parsed !== undefined) return parsed ?? undefined; // the parsed entries tell, nothing linked
     for (let i = this.nodes.length - 1; i >= 0; i--) if (this.nodes[i].type === type) return this.bodies.entryOf(this.nodes[i]);
     return undefined;
+  }
+
+  /** Every entry of a type in file order, reading no other body. */
+  findAll(type: string): SessionEntry[] {
+    const found: IndexNode[] = [];
+    for (const node of this.nodes) if (node.type === type) found.push(node);
+    return this.bodies.load(found);
   }
 
   /** Adds an entry; a later entry with an id already indexed takes that id over. */
@@ -254,6 +261,13 @@ export class TreeIndex {
     return this.memo.context(leaf, dialect) ?? contextFromPath(this.branch(leaf.id, onProblem), dialect);
   }
 
+  /** The model of context(leafId), reading as few bodies as it can (the leaf's model source alone, when the path is rooted). */
+  model(leafId: string | null | undefined, onProblem?: (p: PathProblem) => void): ModelRef | null {
+    const leaf = leafId ? this.byId.get(leafId) : undefined;
+    const known = leaf?.rooted && this.dialect.settingsFromLatest && !this.later ? this.memo.model(leaf) : undefined;
+    return known !== undefined ? known : this.context(leafId, onProblem).model;
+  }
+
   /** The last entry's context from the few nodes it needs, while a replay is not linked (later-nodes.ts); undefined when they cannot tell. */
   private earlyContext(later: LaterNodes): SessionContext | undefined {
     const dialect = this.dialect;
@@ -327,8 +341,8 @@ export class TreeIndex {
   }
 
   /** tree() keeping no body it reads: each entry goes to `visit`, and a message's node holds a stand-in (LazyBodies.visit). */
-  outline(visit: (entry: SessionEntry) => void, onProblem?: (p: PathProblem) => void): SessionTreeNode[] {
-    const standIns = this.bodies.visit(this.nodes, visit);
+  outline(visit: (entry: SessionEntry) => void, onProblem?: (p: PathProblem) => void, wanted?: (id: string) => boolean): SessionTreeNode[] {
+    const standIns = this.bodies.visit(this.nodes, visit, wanted && ((node) => wanted(node.id)));
     return buildForest(this.nodes, this.byId, this.labels, onProblem, (node) => node.entry ?? standIns.get(node)!);
   }
 

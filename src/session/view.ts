@@ -9,7 +9,7 @@ import { forgetOpenIndex } from "../storage/open-index-file.js";
 import type { LoadIssue } from "../storage/load.js";
 import { loadFileIndex } from "../storage/reads.js";
 import { describePathProblem, type PathProblem } from "../format/path.js";
-import type { SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
+import type { ModelRef, SessionContext, SessionEntry, SessionHeader, SessionTreeNode } from "../format/entry-types.js";
 import type { OpenOptions, SessionParts } from "./opening.js";
 import { leafFromFile } from "./leaf.js";
 import { StoreHandle } from "./store-handle.js";
@@ -140,15 +140,21 @@ export class SessionView {
    * The tree as getTree() gives it, read without keeping message bodies: each entry is handed to
    * `visit` once, in file order, and a message's node holds a stand-in with its type, id, parent id
    * and timestamp only. For a pass over every entry of a large session (a tree's previews), whose
-   * bodies need not stay in memory.
+   * bodies need not stay in memory. A message whose body is still in the file and that `wanted`
+   * turns down is not read at all: its stand-in has no timestamp either (the caller knows it).
    */
-  getOutline(visit: (entry: SessionEntry) => void): SessionTreeNode[] {
-    return this.read(() => this.index.outline(visit, this.reportPathProblem));
+  getOutline(visit: (entry: SessionEntry) => void, wanted?: (id: string) => boolean): SessionTreeNode[] {
+    return this.read(() => this.index.outline(visit, this.reportPathProblem, wanted));
   }
 
   /** The ids of getBranch(fromId), reading no body where it can. */
   getBranchIds(fromId?: string | null): string[] {
     return this.read(() => this.index.branchIds(fromId === undefined ? this.leafId : fromId, this.reportPathProblem));
+  }
+
+  /** Every entry of `type`, in file order, reading no other body (compactions, whose entries an open reads anyway). */
+  getEntriesOfType(type: string): SessionEntry[] {
+    return this.read(() => this.index.findAll(type));
   }
 
   /** The session's name: the newest session_info entry, else the header title. */
@@ -161,6 +167,11 @@ export class SessionView {
   /** The dialect the session is written in (format/dialects/): whose context rule reads it, whose entries bonsai writes to it. */
   getDialect(): Dialect {
     return this.index.dialect;
+  }
+
+  /** buildSessionContext(leafId).model, without building the context where the index tells it. */
+  getContextModel(leafId: string | null = this.leafId): ModelRef | null {
+    return this.read(() => this.index.model(leafId, this.reportPathProblem));
   }
 
   buildSessionContext(leafId: string | null = this.leafId): SessionContext {

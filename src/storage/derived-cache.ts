@@ -35,7 +35,7 @@ interface Stored {
   version: string;
   path: string;
   file: FileMark & { mtimeNs: string };
-  values: Record<string, unknown>;
+  values: unknown;
 }
 
 function readStored(where: string): Stored | undefined {
@@ -44,7 +44,7 @@ function readStored(where: string): Stored | undefined {
     const file = stored?.file;
     if (stored.format !== FORMAT || typeof stored.version !== "string" || typeof stored.path !== "string") return undefined;
     if (typeof file !== "object" || file === null || typeof file.dev !== "string" || typeof file.ino !== "string" || typeof file.sample !== "string" || typeof file.mtimeNs !== "string") return undefined;
-    if (!Number.isSafeInteger(file.bytes) || typeof stored.values !== "object" || stored.values === null) return undefined;
+    if (!Number.isSafeInteger(file.bytes)) return undefined;
     return stored;
   } catch {
     return undefined;
@@ -93,18 +93,40 @@ function markAndValues(real: string, where: string, version: string): { file: St
 }
 
 /**
+ * How a cache keeps its values when not as a JSON object by id (many small values are read back
+ * faster as columns): `decode` gives only the values of the right shape, and an empty map for
+ * stored data it does not read.
+ */
+export interface ValuesCodec<T> {
+  decode(stored: unknown): Map<string, T>;
+  encode(values: ReadonlyMap<string, T>): unknown;
+}
+
+/** Values stored as they are, by id, each kept when `isValue` holds. */
+const byId = <T>(isValue: (value: unknown) => value is T): ValuesCodec<T> => ({
+  decode(stored) {
+    const values = new Map<string, T>();
+    if (typeof stored !== "object" || stored === null || Array.isArray(stored)) return values;
+    for (const [id, value] of Object.entries(stored)) if (isValue(value)) values.set(id, value);
+    return values;
+  },
+  encode: (values) => Object.fromEntries(values),
+});
+
+/**
  * The cache named `name` of the session file at `path`: open it before reading the session, check
  * that the session came from it (`describes`), add what is worked out to `values`, then `save()`.
  * A location that is not a file, or indexes turned off, gives an empty cache that keeps nothing.
+ * `isValue` checks each value read back; a codec reads and writes them all at once.
  */
-export function derivedCache<T>(path: string, name: string, version: string, isValue: (value: unknown) => value is T, env: NodeJS.ProcessEnv = process.env): DerivedCache<T> {
+export function derivedCache<T>(path: string, name: string, version: string, isValue: ((value: unknown) => value is T) | ValuesCodec<T>, env: NodeJS.ProcessEnv = process.env): DerivedCache<T> {
+  const codec = typeof isValue === "function" ? byId(isValue) : isValue;
   const at = openIndexPath(path, env);
   const where = at?.where.replace(/\.json$/, `.${name}.json`);
   const found = at && where ? markAndValues(at.real, where, version) : undefined;
   if (!at || !where || !found) return noCache();
   const { file, stored } = found;
-  const values = new Map<string, T>();
-  for (const [id, value] of Object.entries(stored?.values ?? {})) if (isValue(value)) values.set(id, value);
+  const values = stored ? codec.decode(stored.values) : new Map<string, T>();
   const known = values.size;
   return {
     values,
@@ -114,7 +136,7 @@ export function derivedCache<T>(path: string, name: string, version: string, isV
       // stored with the bytes as they were before the session was read: values worked out from a
       // file rewritten meanwhile are then never used, since the file no longer begins with them
       if (values.size === known) return;
-      const data: Stored = { format: FORMAT, version, path: at.real, file, values: Object.fromEntries(values) };
+      const data: Stored = { format: FORMAT, version, path: at.real, file, values: codec.encode(values) };
       writeCacheFile(where, Buffer.from(JSON.stringify(data)));
     },
   };

@@ -66,12 +66,7 @@ export interface ConversationFacts {
 const CONTENT_TOOLS = new Set(["read", "grep", "find", "ls", "glob", "search", "fetch", "web_fetch", "web_search", "webfetch", "websearch"]);
 const isContentTool = (name: string) => CONTENT_TOOLS.has(name.toLowerCase()) || fileToolKind(name, undefined) === "read";
 
-/**
- * Whether a text holds one of `alternatives` as whole words. For `test` only: the character
- * before the word is matched, not looked behind at, which scans about twice as fast (the
- * engine tries a look-behind at every position of a 35 MB span); a match's index and text then
- * take in that character.
- */
+/** `alternatives` as whole words, for `test` only: the character before is matched, not looked behind at (twice as fast over a long span). */
 const words = (alternatives: string) => new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, "iu");
 
 const CONSTRAINT = words(
@@ -184,10 +179,7 @@ export interface PlacedSentence extends Placed {
 const placedSentences = <T extends Placed>(texts: readonly T[], pick: (text: string, placed: T) => string[]): PlacedSentence[] =>
   texts.flatMap((placed) => pick(placed.text, placed).map((sentence, k) => ({ text: sentence, at: placed.at + (k + 1) / 1e4, from: placed.at })));
 
-/**
- * mayRetire of a text of the span, kept by the text's record: the rules of a span ask it of the
- * same texts several times, and each asking scans the whole text.
- */
+/** mayRetire of a text of the span, kept by its record: the span's rules ask it of the same texts several times. */
 const retiringTexts = new WeakMap<Placed, boolean>();
 function mayRetirePlaced(placed: Placed): boolean {
   let known = retiringTexts.get(placed);

@@ -113,6 +113,69 @@ function memberLengths(id: string, list: readonly Block[], texts: number[], imag
   return base;
 }
 
+/** What floor() reads of one body: its blocks, the least its member takes besides its texts (memberLengths), its texts' lengths and its images'. */
+export interface BodyLengths {
+  blocks: number;
+  base: number;
+  texts: number[];
+  images: number[];
+}
+
+export function bodyLengths(id: string, list: readonly Block[]): BodyLengths {
+  const texts: number[] = [];
+  const images: number[] = [];
+  const base = memberLengths(id, list, texts, images);
+  return { blocks: list.length, base, texts, images };
+}
+
+/**
+ * The bodies of an export by entry id, each made when bounding first asks for it (`make`: a
+ * session's body read from its file and turned into blocks), and the lengths of those not made
+ * yet when they are known without them (`known`: an entry's digest). Made bodies are kept.
+ */
+export class BodySource {
+  private readonly made = new Map<string, Block[]>();
+
+  constructor(
+    readonly ids: readonly string[],
+    private readonly make: (id: string) => Block[] | undefined,
+    private readonly known: (id: string) => BodyLengths | undefined = () => undefined,
+  ) {}
+
+  /** The bodies of a record, in its order. */
+  static of(bodies: Record<string, Block[]>): BodySource {
+    return new BodySource(Object.keys(bodies), (id) => bodies[id]);
+  }
+
+  blocks(id: string): Block[] | undefined {
+    let list = this.made.get(id);
+    if (!list) {
+      list = this.make(id);
+      if (list) this.made.set(id, list);
+    }
+    return list;
+  }
+
+  lengths(id: string): BodyLengths | undefined {
+    if (!this.made.has(id)) {
+      const known = this.known(id);
+      if (known) return known;
+    }
+    const list = this.blocks(id);
+    return list && bodyLengths(id, list);
+  }
+
+  /** The bodies of `ids` (default: every one) as a record, in that order. */
+  pick(ids: readonly string[] = this.ids): Record<string, Block[]> {
+    const out: Record<string, Block[]> = {};
+    for (const id of ids) {
+      const list = this.blocks(id);
+      if (list) out[id] = list;
+    }
+    return out;
+  }
+}
+
 export class BodyMeasure {
   private readonly measured = new Map<string, EntryMeasure>();
   private whole?: { texts: Measured[]; fixed: number; estimated: boolean };
@@ -122,22 +185,22 @@ export class BodyMeasure {
 
   /** `emptied` is bound.ts's clipping to nothing, passed in so the two agree on what a text is */
   constructor(
-    private readonly bodies: Record<string, Block[]>,
+    private readonly bodies: BodySource,
     private readonly emptied: EmptyTexts,
   ) {}
 
-  ids(): string[] {
-    return Object.keys(this.bodies);
+  ids(): readonly string[] {
+    return this.bodies.ids;
   }
 
   /** How many blocks the body of `id` has (0 without one): counted, not measured. */
   blocks(id: string): number {
-    return this.bodies[id]?.length ?? 0;
+    return this.bodies.lengths(id)?.blocks ?? 0;
   }
 
   entry(id: string): EntryMeasure | undefined {
     let known = this.measured.get(id);
-    const list = this.bodies[id];
+    const list = known ? undefined : this.bodies.blocks(id);
     if (!known && list) {
       known = measureEntry(id, list, this.emptied);
       this.measured.set(id, known);
@@ -166,7 +229,7 @@ export class BodyMeasure {
     if (this.exact === undefined) {
       const ids = this.ids();
       this.exact = ids.length > 0 ? 1 : 2;
-      for (const id of ids) this.exact += jsonBytes(id) + 2 + jsonBytes(this.bodies[id]);
+      for (const id of ids) this.exact += jsonBytes(id) + 2 + jsonBytes(this.bodies.blocks(id));
     }
     return this.exact;
   }
@@ -225,16 +288,21 @@ export class BodyMeasure {
     let base = 1;
     const texts: number[] = [];
     const images: number[] = [];
-    for (const id of this.ids()) base += memberLengths(id, this.bodies[id], texts, images);
+    for (const id of this.ids()) {
+      const lengths = this.bodies.lengths(id);
+      if (!lengths) continue;
+      base += lengths.base;
+      for (const length of lengths.texts) texts.push(length);
+      for (const length of lengths.images) images.push(length);
+    }
     this.flat = { base, texts: Float64Array.from(texts), images: Float64Array.from(images) };
     return this.flat;
   }
 
   /** floor() of one member with no clipping, its images apart. */
   private entryFloor(id: string): { rest: number; images: number } {
-    const texts: number[] = [];
-    const images: number[] = [];
-    const base = memberLengths(id, this.bodies[id], texts, images);
-    return { rest: texts.reduce((n, t) => n + t, base), images: images.reduce((n, i) => n + i, 0) };
+    const lengths = this.bodies.lengths(id);
+    if (!lengths) return { rest: 0, images: 0 };
+    return { rest: lengths.texts.reduce((n, t) => n + t, lengths.base), images: lengths.images.reduce((n, i) => n + i, 0) };
   }
 }

@@ -7,9 +7,13 @@
  * the rest are left out. The export then says in total what it left out. Pure.
  */
 import type { Block } from "./blocks.js";
-import { BodyMeasure, jsonBytes, type Measured, payload } from "./body-measure.js";
+import { BodyMeasure, BodySource, jsonBytes, type Measured, payload } from "./body-measure.js";
 
-export { jsonBytes };
+export { BodySource, jsonBytes };
+
+/** Bodies as a record, or made when first asked for (BodySource). */
+type Bodies = Record<string, Block[]> | BodySource;
+const sourceOf = (bodies: Bodies) => (bodies instanceof BodySource ? bodies : BodySource.of(bodies));
 
 export interface BoundResult {
   bodies: Record<string, Block[]>;
@@ -75,8 +79,8 @@ const MIN_COMMON = 100;
 export const READABLE = 1000;
 
 /** The sizes of `bodies`, each measured when bounding first needs it; pass it when bounding the same bodies more than once. */
-export function measureBodies(bodies: Record<string, Block[]>): BodyMeasure {
-  return new BodyMeasure(bodies, (list) => list.map((b) => clipBlock(b, 0, false).block));
+export function measureBodies(bodies: Bodies): BodyMeasure {
+  return new BodyMeasure(sourceOf(bodies), (list) => list.map((b) => clipBlock(b, 0, false).block));
 }
 
 /** Estimated bytes of `texts` clipped to `cap`: a clipped block also carries `"clipped":N,`. */
@@ -113,9 +117,9 @@ function firstThatFit(measure: BodyMeasure, order: readonly string[], cap: numbe
 }
 
 /** `bodies` with its texts clipped to `cap`, only the entries `keep` names when given; blocks left out are counted. */
-function clipped(bodies: Record<string, Block[]>, measure: BodyMeasure, cap: number, keep?: readonly string[]): BoundResult {
-  if (!keep) return clipAll(bodies, cap);
-  const result = clipAll(Object.fromEntries(keep.map((id) => [id, bodies[id]])), cap);
+function clipped(bodies: BodySource, measure: BodyMeasure, cap: number, keep?: readonly string[]): BoundResult {
+  if (!keep) return clipAll(bodies.pick(), cap);
+  const result = clipAll(bodies.pick(keep), cap);
   const kept = new Set(keep);
   for (const id of measure.ids()) if (!kept.has(id)) result.omitted.blocks += measure.blocks(id);
   return result;
@@ -130,8 +134,9 @@ function clipped(bodies: Record<string, Block[]>, measure: BodyMeasure, cap: num
  * lengths alone show that no common length of MIN_COMMON can fit, only those first bodies are
  * measured. Pass the measure when bounding the same bodies more than once.
  */
-export function boundBodies(bodies: Record<string, Block[]>, budget: number, measure = measureBodies(bodies), order?: readonly string[]): BoundResult {
-  if (measure.floor(Number.POSITIVE_INFINITY) <= budget && measure.full <= budget) return { bodies, omitted: { blocks: 0, bytes: 0 } };
+export function boundBodies(given: Bodies, budget: number, measure = measureBodies(given), order?: readonly string[]): BoundResult {
+  const bodies = sourceOf(given);
+  if (measure.floor(Number.POSITIVE_INFINITY) <= budget && measure.full <= budget) return { bodies: given instanceof BodySource ? bodies.pick() : given, omitted: { blocks: 0, bytes: 0 } };
   let target = budget;
   for (let attempt = 0; attempt < 8; attempt++) {
     const common = order && measure.floor(MIN_COMMON) > target ? 0 : longestFit(measure.all().texts, measure.all().fixed, target);

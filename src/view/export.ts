@@ -4,12 +4,14 @@
  * read-only (source.ts).
  */
 import { CliError } from "../util/cli-error.js";
-import { boundBodies, measureBodies } from "./bound.js";
+import { BodySource, boundBodies, measureBodies } from "./bound.js";
 import { pageHtml } from "./html.js";
 import { sessionMarkdown } from "./markdown.js";
 import type { ViewModel } from "./model.js";
 import { pageAsset } from "./page-asset.js";
-import { type ReadViewOptions, readViewModel } from "./source.js";
+import { type OpenViewModel, type ReadViewOptions, readViewModel, withViewModel } from "./source.js";
+import { type ArchivedOriginals, entryBlocks } from "./blocks.js";
+import { archivedOriginals } from "../storage/archive.js";
 
 /** The default bound of an export: room for a long session, small enough for a browser tab. */
 export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
@@ -37,8 +39,15 @@ const MARKDOWN_SHARE = 1 / 6;
  * is most often the first render. When not all bodies can be kept readable, the newest entries
  * of the active path are kept first (bound.ts).
  */
-export function boundedRender(full: ViewModel, maxBytes: number, render: (model: ViewModel) => string, bodiesShare = MARKDOWN_SHARE): string {
-  const measure = measureBodies(full.bodies ?? {});
+export function boundedRender(
+  full: ViewModel,
+  maxBytes: number,
+  render: (model: ViewModel) => string,
+  bodiesShare = MARKDOWN_SHARE,
+  /** the bodies, when they are made as bounding asks for them instead of being in `full` */
+  source: BodySource = BodySource.of(full.bodies ?? {}),
+): string {
+  const measure = measureBodies(source);
   const skeletonOf = (model: ViewModel) => bytes(render({ ...model, bodies: {}, omitted: { blocks: 0, bytes: 0, maxBytes } }));
   let model = full;
   let skeleton = skeletonOf(model);
@@ -46,7 +55,7 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
   // bodies' JSON (their lower bound from lengths first, which spares serializing 100 MB to see it)
   const fitsWhole = (bytes: number) => skeleton + bytes * bodiesShare <= maxBytes;
   if (fitsWhole(measure.floor(Number.POSITIVE_INFINITY)) && fitsWhole(measure.full)) {
-    const whole = render(full);
+    const whole = render({ ...full, bodies: source.pick() });
     if (bytes(whole) <= maxBytes) return whole;
   }
   // a session of very many entries: the tree's previews are shortened before giving up
@@ -62,7 +71,7 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
   const onPath = new Set(model.activePath);
   const order = [...model.activePath].reverse().concat(model.nodes.filter((n) => !onPath.has(n.id)).map((n) => n.id).reverse());
   for (let budget = maxBytes - skeleton - 400, attempt = 0; attempt < 12 && budget > 0; attempt++) {
-    const bounded = boundBodies(model.bodies ?? {}, budget, measure, order);
+    const bounded = boundBodies(source, budget, measure, order);
     const text = render({ ...model, bodies: bounded.bodies, omitted: { ...bounded.omitted, maxBytes } });
     const size = bytes(text);
     if (size <= maxBytes) return text;
@@ -74,15 +83,33 @@ export function boundedRender(full: ViewModel, maxBytes: number, render: (model:
   return render({ ...model, bodies: {}, omitted: { blocks, bytes: all, maxBytes, ...(estimated ? { estimated } : {}) } });
 }
 
+/**
+ * The bodies of a page's rows, each read from the open session when bounding first asks for it;
+ * the lengths of a message's body come from its digest until then, so a bound that keeps the
+ * newest bodies of a large session reads those, not every one.
+ */
+function sessionBodies({ model, session, digests }: OpenViewModel, archived: ArchivedOriginals): BodySource {
+  return new BodySource(
+    model.nodes.map((node) => node.id),
+    (id) => {
+      const entry = session.getEntry(id);
+      return entry && entryBlocks(entry, archived);
+    },
+    (id) => digests.get(id)?.lengths,
+  );
+}
+
 export async function exportSession(location: string, options: ExportOptions): Promise<string> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const model = await readViewModel(location, { ...options, withBodies: true, withDrops: options.format === "html" });
   if (options.format === "md") {
+    const model = await readViewModel(location, { ...options, withBodies: true, withDrops: false });
     // the bodies Markdown shows: the active path's, or every one with --all
     const shown = options.all ? model.bodies : Object.fromEntries(model.activePath.flatMap((id) => (model.bodies?.[id] ? [[id, model.bodies[id]]] : [])));
     return boundedRender({ ...model, bodies: shown }, maxBytes, (m) => sessionMarkdown(m, { all: options.all }), MARKDOWN_SHARE);
   }
-  const asset = await pageAsset();
-  const title = `${model.session.name ?? model.session.id} · bonsai`;
-  return boundedRender(model, maxBytes, (m) => pageHtml(asset, "export", m, title), PAGE_SHARE);
+  const [asset, archived] = await Promise.all([pageAsset(), archivedOriginals(location, options.onWarning)]);
+  return withViewModel(location, { ...options, withBodies: false, withDrops: true }, (read) => {
+    const title = `${read.model.session.name ?? read.model.session.id} · bonsai`;
+    return boundedRender(read.model, maxBytes, (m) => pageHtml(asset, "export", m, title), PAGE_SHARE, sessionBodies(read, archived));
+  });
 }

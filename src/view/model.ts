@@ -13,16 +13,10 @@ import { withoutHidden } from "../format/tree-nodes.js";
 import { clip, entryPreview, previewReach } from "../messages/preview.js";
 import { type CompactionDrops, type DroppedFact, droppedAt } from "../ops/dropped.js";
 import { type ArchivedOriginals, type Block, entryBlocks } from "./blocks.js";
-import { compactionEstimate, type TimelinePoint, timelineOf } from "./timeline.js";
+import { DIGEST_COLUMNS, type DigestedEntry, type EntryDigest, digestOf, flagsOf, isDigested, isStandIn, type NodeFlags } from "./entry-digest.js";
+import { compactionEstimate, type EntryFigures, entryFigures, type TimelinePoint, timelineOf } from "./timeline.js";
 
-/** Row flags, for the page's filters and marks. */
-export interface NodeFlags {
-  user?: true;
-  tool?: true;
-  error?: true;
-  pruned?: true;
-  thinking?: true;
-}
+export type { NodeFlags };
 
 export interface CompactionInfo {
   firstKeptEntryId: string;
@@ -115,25 +109,39 @@ export interface ViewInput {
    * while the file is only appended to. The caller starts a new one when the file is rewritten.
    */
   drops?: Map<string, CompactionDrops>;
+  /**
+   * The digests of message entries by id (entry-digest.ts), kept by a caller that reads the same
+   * session again: a message entry in `entries` may then be a stand-in without its body (type,
+   * id and parent id), read through its digest. Digests worked out here are added.
+   */
+  digests?: Map<string, EntryDigest>;
 }
 
-/** Columns of a row's preview. */
-const PREVIEW_COLUMNS = 100;
+/** Columns of a row's preview: what a digest keeps. */
+const PREVIEW_COLUMNS = DIGEST_COLUMNS;
 
-function flagsOf(entry: SessionEntry): NodeFlags {
-  const flags: NodeFlags = {};
-  if (entry.type !== "message") return flags;
-  const m = entry.message;
-  if (m.role === "user" && !m.synthetic) flags.user = true;
-  if (m.role === "toolResult" || m.role === "bashExecution" || m.role === "pythonExecution") flags.tool = true;
-  if (m.role === "toolResult" && m.isError) flags.error = true;
-  if (m.role === "toolResult" && m.prunedAt !== undefined) flags.pruned = true;
-  if (m.role === "bashExecution" && m.exitCode !== undefined && m.exitCode !== null && m.exitCode !== 0) flags.error = true;
-  if (m.role === "assistant") {
-    if (m.stopReason === "error" || m.errorMessage) flags.error = true;
-    if (m.content.some((c) => c.type === "thinking")) flags.thinking = true;
-  }
-  return flags;
+/** The digest of each message entry: kept, or worked out from its body (and kept). */
+function digestsOf(input: ViewInput): (entry: DigestedEntry, blocks?: Block[]) => EntryDigest {
+  const digests = input.digests ?? new Map<string, EntryDigest>();
+  return (entry, blocks) => {
+    let digest = digests.get(entry.id);
+    if (!digest) {
+      if (isStandIn(entry)) throw new Error(`entry ${entry.id}: neither its body nor its digest was read`);
+      digest = digestOf(entry, blocks);
+      digests.set(entry.id, digest);
+    }
+    return digest;
+  };
+}
+
+/** The timeline's figures of an entry, from its digest when it has one. */
+function figuresOf(digestOf: (entry: DigestedEntry) => EntryDigest): EntryFigures {
+  return {
+    tokens: (entry) => (isDigested(entry) ? digestOf(entry).tokens : entryFigures.tokens(entry)),
+    reported: (entry) => (entry.type === "message" ? (digestOf(entry).usage ?? 0) : 0),
+    isTurn: (entry) => entry.type === "message" && digestOf(entry).kind === "assistant",
+    carries: (entry) => (isDigested(entry) ? !digestOf(entry).noMessage : entryFigures.carries(entry)),
+  };
 }
 
 function scalarDetails(entry: SessionEntry & { type: "compaction" }): Record<string, string> {
@@ -200,26 +208,32 @@ function memoized<T>(memo: Map<string, T> | undefined, key: string, make: () => 
   return made;
 }
 
+/** droppedAt, which reads every body of the span: a path of stand-ins would find facts missing, not none. */
+function droppedFrom(path: readonly SessionEntry[], c: number): CompactionDrops {
+  if (path.some(isStandIn)) throw new Error(`what compaction ${path[c].id} dropped needs the bodies of its path, which were not read`);
+  return droppedAt(path, c);
+}
+
 /**
  * What a compaction at the end of `path` stands for: the entries from where the previous
  * compaction's kept entries began (or the root) up to its own first kept entry.
  */
-function compactionInfo(path: readonly SessionEntry[], withDrops: boolean, memo?: Map<string, CompactionDrops>): CompactionInfo {
+function compactionInfo(path: readonly SessionEntry[], figures: EntryFigures, withDrops: boolean, memo?: Map<string, CompactionDrops>): CompactionInfo {
   const c = path.length - 1;
   const entry = path[c] as SessionEntry & { type: "compaction" };
   const [start, end] = summarizedRange(path, c);
-  const summarized = path.slice(start, end).filter((e) => messageFromEntry(e) !== undefined);
+  const summarized = path.slice(start, end).filter(figures.carries);
   return {
     firstKeptEntryId: entry.firstKeptEntryId,
     tokensBefore: entry.tokensBefore,
-    tokensAfter: compactionEstimate(path, c),
+    tokensAfter: compactionEstimate(path, c, figures),
     summarizedFrom: summarized[0]?.id ?? null,
     summarizedCount: summarized.length,
     details: scalarDetails(entry),
     readFiles: fileList(entry.details, "readFiles"),
     modifiedFiles: fileList(entry.details, "modifiedFiles"),
     ...(otherDetails(entry.details) ? { moreDetails: otherDetails(entry.details) } : {}),
-    ...(withDrops ? dropsOf(memoized(memo, entry.id, () => droppedAt(path, c))) : {}),
+    ...(withDrops ? dropsOf(memoized(memo, entry.id, () => droppedFrom(path, c))) : {}),
   };
 }
 
@@ -243,9 +257,21 @@ function markSummarizedBranches(nodes: ViewNode[]): void {
   }
 }
 
+type RowText = Pick<ViewNode, "kind" | "preview" | "timestamp" | "tokens" | "flags">;
+
+const digestRow = (digest: EntryDigest): RowText => ({ kind: digest.kind, preview: digest.preview, timestamp: digest.timestamp, tokens: digest.tokens, flags: digest.flags });
+
+function entryRow(entry: SessionEntry): RowText {
+  const preview = entryPreview(entry, previewReach(PREVIEW_COLUMNS));
+  const message = messageFromEntry(entry);
+  return { kind: preview.kind, preview: clip(preview.text, PREVIEW_COLUMNS), timestamp: entry.timestamp, tokens: message ? estimateTokens(message) : 0, flags: flagsOf(entry) };
+}
+
 export function buildViewModel(input: ViewInput): ViewModel {
   const byId = new Map(input.entries.map((e) => [e.id, e]));
   const pathTo = pathFinder(byId);
+  const digestFor = digestsOf(input);
+  const figures = figuresOf(digestFor);
   const nodes: ViewNode[] = [];
   const bodies: Record<string, Block[]> = {};
   type Item = { node: SessionTreeNode; parentId: string | null; indent: number; exit?: number };
@@ -262,26 +288,16 @@ export function buildViewModel(input: ViewInput): ViewModel {
     }
     const { entry } = item.node;
     const kids = visible(item.node.children);
-    const preview = entryPreview(entry, previewReach(PREVIEW_COLUMNS));
-    const message = messageFromEntry(entry);
-    const row: ViewNode = {
-      id: entry.id,
-      parentId: item.parentId,
-      type: entry.type,
-      kind: preview.kind,
-      indent: item.indent,
-      children: kids.length,
-      end: 0,
-      preview: clip(preview.text, PREVIEW_COLUMNS),
-      timestamp: entry.timestamp,
-      tokens: message ? estimateTokens(message) : 0,
-      flags: flagsOf(entry),
-    };
+    const blocks = input.withBodies ? entryBlocks(entry, input.archived) : undefined;
+    if (blocks) bodies[entry.id] = blocks;
+    // a message's row from its digest (worked out from its blocks when there are any: without
+    // archived originals they are the digest's, and a pruned result's lengths are not kept)
+    const digest = isDigested(entry) ? digestFor(entry, blocks) : undefined;
+    const row: ViewNode = { id: entry.id, parentId: item.parentId, type: entry.type, indent: item.indent, children: kids.length, end: 0, ...(digest ? digestRow(digest) : entryRow(entry)) };
     if (item.node.label !== undefined) row.label = item.node.label;
-    if (entry.type === "message" && entry.message.role === "assistant") row.model = entry.message.model;
-    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id), input.withDrops ?? true, input.drops);
+    if (entry.type === "message" && digest?.kind === "assistant") row.model = digest.model;
+    if (entry.type === "compaction") row.compaction = compactionInfo(pathTo(entry.id), figures, input.withDrops ?? true, input.drops);
     if (entry.type === "branch_summary") row.fromId = entry.fromId;
-    if (input.withBodies) bodies[entry.id] = entryBlocks(entry, input.archived);
     stack.push({ node: item.node, parentId: null, indent: 0, exit: nodes.length });
     nodes.push(row);
     const indent = kids.length > 1 ? item.indent + 1 : item.indent;
@@ -304,7 +320,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
     leafId,
     nodes,
     activePath: input.activePath.filter((e) => shown.has(e.id)).map((e) => e.id),
-    timeline: timelineOf(input.activePath),
+    timeline: timelineOf(input.activePath, figures),
     threshold: window > 0 ? { contextWindow: window, reserveTokens: input.reserveTokens, tokens: Math.max(0, window - input.reserveTokens) } : null,
     ...(input.withBodies ? { bodies } : {}),
     version: 0,

@@ -17,7 +17,8 @@ import { pageHtml } from "./html.js";
 import type { ViewModel } from "./model.js";
 import { pageAsset } from "./page-asset.js";
 import { archivedOriginals } from "../storage/archive.js";
-import { dropsCache, type ReadViewOptions, viewModelOf } from "./source.js";
+import { digestsCache, dropsCache, type ReadViewOptions, viewModelOf } from "./source.js";
+import type { EntryDigest } from "./entry-digest.js";
 import type { CompactionDrops } from "../ops/dropped.js";
 
 export interface ViewServerOptions extends Pick<ReadViewOptions, "contextWindow" | "reserveTokens"> {
@@ -49,6 +50,8 @@ interface Snapshot {
   rewrites: string;
   /** what each compaction dropped, found once while only appends come (ViewInput.drops) */
   drops: Map<string, CompactionDrops>;
+  /** the digests of the messages, kept the same way (ViewInput.digests) */
+  digests: Map<string, EntryDigest>;
 }
 
 function signatureOf(session: SessionManager, archived: ArchivedOriginals): { signature: string; rewrites: string } {
@@ -72,8 +75,10 @@ const json = (response: ServerResponse, value: unknown) => send(response, 200, "
 export async function startViewServer(location: string, options: ViewServerOptions = {}): Promise<ViewServer> {
   /** The session as stored now, or undefined when it has not changed since `previous`. */
   const read = async (previous?: Snapshot): Promise<Snapshot | undefined> => {
-    // the first read takes what an earlier view or export found each compaction dropped; later ones keep their own
+    // the first read takes what an earlier view or export found each compaction dropped, and the
+    // digests of the messages; later ones keep their own
     const cache = previous ? undefined : dropsCache(location);
+    const digestCache = previous ? undefined : digestsCache(location);
     const session = await openForReading(location, options.onWarning);
     try {
       const archived = await archivedOriginals(location, options.onWarning);
@@ -85,10 +90,14 @@ export async function startViewServer(location: string, options: ViewServerOptio
       // the context window is looked up once; later models keep it
       const contextWindow = options.contextWindow ?? previous?.model.threshold?.contextWindow;
       const kept = cache?.describes(session.getSessionFile()) ? cache : undefined;
-      const drops = previous && previous.rewrites === rewrites ? previous.drops : (kept?.values ?? new Map<string, CompactionDrops>());
-      const model = await viewModelOf(session, location, { contextWindow, reserveTokens: options.reserveTokens, drops });
+      const keptDigests = digestCache?.describes(session.getSessionFile()) ? digestCache : undefined;
+      const unchanged = previous && previous.rewrites === rewrites;
+      const drops = unchanged ? previous.drops : (kept?.values ?? new Map<string, CompactionDrops>());
+      const digests = unchanged ? previous.digests : (keptDigests?.values ?? new Map<string, EntryDigest>());
+      const model = await viewModelOf(session, location, { contextWindow, reserveTokens: options.reserveTokens, drops, digests });
       kept?.save();
-      return { session, model, archived, signature, rewrites, drops };
+      keptDigests?.save();
+      return { session, model, archived, signature, rewrites, drops, digests };
     } catch (error) {
       await session.close();
       throw error;

@@ -6,13 +6,16 @@
 import { DEFAULT_COMPACTION_SETTINGS } from "../compaction/settings.js";
 import { openForReading, type WarningListener } from "../ops/open-session.js";
 import type { SessionManager } from "../session/manager.js";
-import { DROPS_FORMAT, isCompactionDrops } from "../ops/dropped.js";
+import { type CompactionDrops, DROPS_FORMAT, droppedAt, isCompactionDrops } from "../ops/dropped.js";
 import { archivedOriginals } from "../storage/archive.js";
 import { modelLookup } from "../summarizer/model-table.js";
 import { derivedCache } from "../storage/derived-cache.js";
 import { redactPassword } from "../storage/database.js";
 import { packageVersion } from "../util/package-version.js";
+import type { SessionEntry, SessionTreeNode } from "../format/entry-types.js";
 import { buildViewModel, type ViewInput, type ViewModel } from "./model.js";
+import { DIGEST_FORMAT, digestOf, type EntryDigest, isDigested } from "./entry-digest.js";
+import { digestColumns } from "./digest-columns.js";
 
 export interface ReadViewOptions {
   /** include every body (an export) */
@@ -21,6 +24,8 @@ export interface ReadViewOptions {
   withDrops?: boolean;
   /** what each compaction dropped, kept across builds of the same session (ViewInput.drops) */
   drops?: ViewInput["drops"];
+  /** the digests of message entries, kept across builds of the same session (ViewInput.digests) */
+  digests?: ViewInput["digests"];
   /** the model's context window in tokens; looked up in pi-ai's registry when absent */
   contextWindow?: number;
   reserveTokens?: number;
@@ -41,24 +46,66 @@ export async function knownContextWindow(model: { provider: string; modelId: str
 /** The view model of an open session. */
 export async function viewModelOf(session: SessionManager, location: string, options: ReadViewOptions = {}): Promise<ViewModel> {
   const leafId = session.getLeafId();
-  const contextWindow = options.contextWindow ?? (await knownContextWindow(session.buildSessionContext(leafId).model));
+  const contextWindow = options.contextWindow ?? (await knownContextWindow(session.getContextModel(leafId)));
   const archived = options.withBodies ? await archivedOriginals(location, options.onWarning) : new Map();
+  const drops = options.drops ?? new Map<string, CompactionDrops>();
+  const digests = options.digests ?? new Map<string, EntryDigest>();
+  const withDrops = options.withDrops ?? true;
+  const read = options.withBodies ? readWhole(session, leafId) : readOutline(session, leafId, digests, withDrops ? drops : undefined);
   return buildViewModel({
     header: session.getHeader(),
     name: session.getSessionName(),
     // the page is made to be mailed and served: a database password stays out of it
     location: redactPassword(location),
-    entries: session.getEntries(),
-    tree: session.getTree(),
+    ...read,
     leafId,
-    activePath: session.getBranch(leafId),
     archived,
     contextWindow,
     reserveTokens: options.reserveTokens ?? DEFAULT_COMPACTION_SETTINGS.reserveTokens,
     withBodies: options.withBodies,
-    withDrops: options.withDrops,
-    drops: options.drops,
+    withDrops,
+    drops,
+    digests,
   });
+}
+
+type ReadEntries = Pick<ViewInput, "entries" | "tree" | "activePath">;
+
+/** Every entry with its body: what a page with bodies is made from. */
+const readWhole = (session: SessionManager, leafId: string | null): ReadEntries => ({ entries: session.getEntries(), tree: session.getTree(), activePath: session.getBranch(leafId) });
+
+function everyEntry(tree: readonly SessionTreeNode[]): SessionEntry[] {
+  const out: SessionEntry[] = [];
+  const stack = [...tree];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    out.push(node.entry);
+    for (const child of node.children) stack.push(child);
+  }
+  return out;
+}
+
+/**
+ * The entries of a page without bodies, reading as few bodies as it can: what each compaction
+ * dropped, when `drops` does not know it yet, from the compaction's whole path; then the digest
+ * of every message that has none (entry-digest.ts), its body read in a pass that does not keep it.
+ * The other messages are stand-ins that the model reads through their digests.
+ */
+function readOutline(session: SessionManager, leafId: string | null, digests: Map<string, EntryDigest>, drops?: Map<string, CompactionDrops>): ReadEntries {
+  const read = (wanted: (id: string) => boolean) =>
+    session.getOutline((entry) => {
+      if (isDigested(entry) && !digests.has(entry.id)) digests.set(entry.id, digestOf(entry));
+    }, wanted);
+  // compactions, like every entry but messages and custom messages, were read at open
+  for (const entry of drops ? session.getEntriesOfType("compaction") : []) {
+    if (drops?.has(entry.id)) continue;
+    const path = session.getBranch(entry.id);
+    drops?.set(entry.id, droppedAt(path, path.length - 1));
+  }
+  const tree = read((id) => !digests.has(id));
+  const entries = everyEntry(tree);
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  return { entries, tree, activePath: session.getBranchIds(leafId).flatMap((id) => byId.get(id) ?? []) };
 }
 
 /**
@@ -67,17 +114,39 @@ export async function viewModelOf(session: SessionManager, location: string, opt
  */
 export const dropsCache = (location: string) => derivedCache(location, "drops", `${DROPS_FORMAT}/${packageVersion()}`, isCompactionDrops);
 
-/** Opens `location` read-only, builds its view model and closes it. */
-export async function readViewModel(location: string, options: ReadViewOptions = {}): Promise<ViewModel> {
+/** The digests of the message entries of the session file at `location`, kept like dropsCache. */
+export const digestsCache = (location: string) => derivedCache(location, "digests", `${DIGEST_FORMAT}/${packageVersion()}`, digestColumns);
+
+/** What withViewModel hands its caller: the model, the session it was read from (still open) and its messages' digests. */
+export interface OpenViewModel {
+  model: ViewModel;
+  session: SessionManager;
+  digests: Map<string, EntryDigest>;
+}
+
+/**
+ * Opens `location` read-only, builds its view model, hands it to `use` while the session is still
+ * open (its bodies can be read then), and closes it. What each compaction dropped and the digests
+ * of its messages come from the caches an earlier read left, and what is worked out goes back.
+ */
+export async function withViewModel<T>(location: string, options: ReadViewOptions, use: (read: OpenViewModel) => T | Promise<T>): Promise<T> {
   // opened before the session is read, so a file rewritten meanwhile is not cached under the new bytes
-  const cache = options.withDrops !== false && !options.drops ? dropsCache(location) : undefined;
+  const dropsKept = options.withDrops !== false && !options.drops ? dropsCache(location) : undefined;
+  const digestsKept = options.digests ? undefined : digestsCache(location);
   const session = await openForReading(location, options.onWarning);
   try {
-    if (!cache?.describes(session.getSessionFile())) return await viewModelOf(session, location, options);
-    const model = await viewModelOf(session, location, { ...options, drops: cache.values });
-    cache.save();
-    return model;
+    const file = session.getSessionFile();
+    const drops = dropsKept?.describes(file) ? dropsKept : undefined;
+    const kept = digestsKept?.describes(file) ? digestsKept : undefined;
+    const digests = options.digests ?? kept?.values ?? new Map<string, EntryDigest>();
+    const model = await viewModelOf(session, location, { ...options, digests, ...(drops ? { drops: drops.values } : {}) });
+    drops?.save();
+    kept?.save();
+    return await use({ model, session, digests });
   } finally {
     await session.close();
   }
 }
+
+/** Opens `location` read-only, builds its view model and closes it. */
+export const readViewModel = (location: string, options: ReadViewOptions = {}): Promise<ViewModel> => withViewModel(location, options, ({ model }) => model);

@@ -21,21 +21,44 @@ export interface TimelinePoint {
   tokensBefore?: number;
 }
 
+/**
+ * What the timeline reads of an entry: the estimated tokens of its message (0 without one), the
+ * context the provider reported for it (an assistant message's turn; 0 when none), whether it is
+ * a turn, and whether it carries a message at all. Read off the entry, or off its digest when its body was not read (model.ts).
+ */
+export interface EntryFigures {
+  tokens(entry: SessionEntry): number;
+  reported(entry: SessionEntry): number;
+  isTurn(entry: SessionEntry): boolean;
+  /** whether the context holds a message for it */
+  carries(entry: SessionEntry): boolean;
+}
+
+export const entryFigures: EntryFigures = {
+  tokens: (entry) => {
+    const message = messageFromEntry(entry);
+    return message ? estimateTokens(message) : 0;
+  },
+  reported: (entry) => {
+    const usage = entry.type === "message" ? usageOf(entry.message) : undefined;
+    return usage ? calculateContextTokens(usage) : 0;
+  },
+  isTurn: (entry) => entry.type === "message" && entry.message.role === "assistant",
+  carries: (entry) => messageFromEntry(entry) !== undefined,
+};
+
 /** The context right after a compaction: its summary and the entries it kept, `keptTokens`. */
 function compactionBase(entry: CompactionEntry, keptTokens: number): number {
   return estimateTokens(compactionSummaryMessageFromEntry(entry)) + keptTokens;
 }
 
 /** The estimated context at the compaction `path[at]`, as contextEstimates gives it, without estimating the rest of the path. */
-export function compactionEstimate(path: readonly SessionEntry[], at: number): number {
+export function compactionEstimate(path: readonly SessionEntry[], at: number, figures: EntryFigures = entryFigures): number {
   const entry = path[at] as CompactionEntry;
   let kept = 0;
   while (kept < at && path[kept].id !== entry.firstKeptEntryId) kept++;
   let keptTokens = 0;
-  for (let i = kept; i < at; i++) {
-    const message = messageFromEntry(path[i]);
-    if (message) keptTokens += estimateTokens(message);
-  }
+  for (let i = kept; i < at; i++) keptTokens += figures.tokens(path[i]);
   return compactionBase(entry, keptTokens);
 }
 
@@ -43,13 +66,10 @@ export function compactionEstimate(path: readonly SessionEntry[], at: number): n
  * The estimated context tokens at every entry of a root-first path: entry i's is what the
  * context of path[0..i] estimates to.
  */
-export function contextEstimates(path: readonly SessionEntry[]): number[] {
+export function contextEstimates(path: readonly SessionEntry[], figures: EntryFigures = entryFigures): number[] {
   // prefix[i]: estimated tokens of the messages of path[0..i) (compactions carry none here)
   const prefix: number[] = [0];
-  for (const entry of path) {
-    const message = messageFromEntry(entry);
-    prefix.push(prefix[prefix.length - 1] + (message ? estimateTokens(message) : 0));
-  }
+  for (const entry of path) prefix.push(prefix[prefix.length - 1] + figures.tokens(entry));
   const estimates: number[] = [];
   const index = new Map<string, number>();
   // since the latest compaction: the tokens its summary and kept entries stand for, and where it is
@@ -70,15 +90,14 @@ export function contextEstimates(path: readonly SessionEntry[]): number[] {
 }
 
 /** One point per turn (an assistant message) and per compaction of a root-first path. */
-export function timelineOf(path: readonly SessionEntry[]): TimelinePoint[] {
-  const estimates = contextEstimates(path);
+export function timelineOf(path: readonly SessionEntry[], figures: EntryFigures = entryFigures): TimelinePoint[] {
+  const estimates = contextEstimates(path, figures);
   const points: TimelinePoint[] = [];
   path.forEach((entry, i) => {
     if (entry.type === "compaction") {
       points.push({ id: entry.id, kind: "compaction", estimate: estimates[i], tokensBefore: entry.tokensBefore });
-    } else if (entry.type === "message" && entry.message.role === "assistant") {
-      const usage = usageOf(entry.message);
-      const reported = usage ? calculateContextTokens(usage) : 0;
+    } else if (figures.isTurn(entry)) {
+      const reported = figures.reported(entry);
       points.push({ id: entry.id, kind: "turn", estimate: estimates[i], ...(reported > 0 ? { usage: reported } : {}) });
     }
   });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Block } from "../../src/view/blocks.js";
-import { jsonBytes } from "../../src/view/body-measure.js";
+import { BodySource, bodyLengths, jsonBytes } from "../../src/view/body-measure.js";
 import { boundBodies, clipAll, measureBodies } from "../../src/view/bound.js";
 import { seededRandom } from "../../src/util/seeded-random.js";
 
@@ -57,6 +57,26 @@ describe("body measure", () => {
       const exact = jsonBytes(bodies) - jsonBytes(result.bodies);
       assert.ok(Math.abs(result.omitted.bytes - exact) <= exact * 0.1, `images ${imagesAt}: about ${result.omitted.bytes}, in fact ${exact}`);
     }
+  });
+
+  it("makes only the bodies it keeps when the lengths of the others are known, and bounds them as if all were made", () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `e${i}`);
+    const bodies: Record<string, Block[]> = Object.fromEntries(ids.map((id, i) => [id, [{ kind: "text", text: `${i} `.repeat(700) } as Block]]));
+    const made: string[] = [];
+    const lazy = new BodySource(
+      ids,
+      (id) => {
+        made.push(id);
+        return bodies[id];
+      },
+      (id) => bodyLengths(id, bodies[id]),
+    );
+    const order = [...ids].reverse();
+    const result = boundBodies(lazy, 150_000, measureBodies(lazy), order);
+    const kept = Object.keys(result.bodies);
+    assert.ok(kept.length > 10 && kept.length < 200, `${kept.length} kept`);
+    assert.ok(made.length <= kept.length + 1, `${made.length} bodies made for ${kept.length} kept`);
+    assert.deepEqual(result, boundBodies(bodies, 150_000, measureBodies(bodies), order), "the same bound as from every body");
   });
 
   it("estimates the bytes of bodies it did not measure from those it did, and is exact once all are", () => {

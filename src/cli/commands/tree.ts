@@ -9,6 +9,8 @@ import { colors, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from
 import { allNodes, renderFlat, renderTree, TREE_LEGEND, TREE_PREVIEW_WIDTH } from "../tree-view.js";
 import { clip, type EntryPreview, entryPreview, previewReach } from "../../messages/preview.js";
 import { treeJson } from "../tree-json.js";
+import type { EntryDigest } from "../../view/entry-digest.js";
+import { digestsCache } from "../../view/source.js";
 
 export { type TreeJson, treeJson } from "../tree-json.js";
 
@@ -42,9 +44,12 @@ export function register(program: Command): void {
     .option("--depth <n>", "at most N entries down from the root (or from --since); the rest is counted", positiveCount)
     .action(
       runAction(async (path: string, options: TreeOptions) => {
+        const whole = !options.json && !options.branch && !options.labels && options.since === undefined;
+        // opened before the session is read (derived-cache.ts): digests an export or a view left
+        const digests = whole ? digestsCache(path) : undefined;
         const session = await openForReading(path, warn);
-        if (!options.json && !options.branch && !options.labels && options.since === undefined) {
-          printLines(wholeTree(session, options));
+        if (whole) {
+          printLines(wholeTree(session, options, digests?.describes(session.getSessionFile()) ? digests.values : new Map()));
           return;
         }
         const roots = selectedRoots(session, options);
@@ -69,16 +74,25 @@ export function register(program: Command): void {
 
 /**
  * The whole tree, its previews made as the bodies go by and none of them kept (getOutline): a
- * 100 MB session is drawn without holding every message in memory.
+ * 100 MB session is drawn without holding every message in memory. A message with a digest (an
+ * earlier export or view worked it out, view/entry-digest.ts) is not read at all.
  */
-function wholeTree(session: SessionManager, options: TreeOptions): string[] {
+function wholeTree(session: SessionManager, options: TreeOptions, digests: ReadonlyMap<string, EntryDigest>): string[] {
   const previews = new Map<string, EntryPreview>();
   const reach = previewReach(TREE_PREVIEW_WIDTH);
-  const roots = session.getOutline((entry) => {
-    const preview = entryPreview(entry, reach);
-    // clipped now (as the line will show it, again unchanged): a slice of a body would keep the whole body alive
-    previews.set(entry.id, { ...preview, text: clip(preview.text, TREE_PREVIEW_WIDTH) });
-  });
+  const roots = session.getOutline(
+    (entry) => {
+      const preview = entryPreview(entry, reach);
+      // clipped now (as the line will show it, again unchanged): a slice of a body would keep the whole body alive
+      previews.set(entry.id, { ...preview, text: clip(preview.text, TREE_PREVIEW_WIDTH) });
+    },
+    (id) => {
+      const digest = digests.get(id);
+      // a digest's preview is clipped wider: clipping it again gives what clipping the text would
+      if (digest) previews.set(id, { kind: digest.kind, text: clip(digest.preview, TREE_PREVIEW_WIDTH) });
+      return !digest;
+    },
+  );
   const render = { leafId: session.getLeafId(), activePath: new Set(session.getBranchIds()), showAll: options.all, depth: options.depth, previews };
   return renderTree(roots, colors(), render);
 }
