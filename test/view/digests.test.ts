@@ -6,12 +6,13 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/manager.js";
 import { digestColumns } from "../../src/view/digest-columns.js";
 import { digestOf, type EntryDigest } from "../../src/view/entry-digest.js";
 import { exportSession } from "../../src/view/export.js";
 import { runBonsai } from "../helpers/cli.js";
+import { useIndexDir } from "../helpers/index-env.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
 import { compactedExample, largeSession } from "../helpers/view-sessions.js";
 
@@ -19,17 +20,7 @@ const { dir, cleanup } = tempDir();
 after(cleanup);
 
 let indexDir = join(dir, "index");
-const saved = { dir: process.env.BONSAI_INDEX_DIR, off: process.env.BONSAI_INDEX };
-before(() => {
-  process.env.BONSAI_INDEX_DIR = indexDir;
-  delete process.env.BONSAI_INDEX;
-});
-after(() => {
-  for (const [key, value] of [["BONSAI_INDEX_DIR", saved.dir], ["BONSAI_INDEX", saved.off]] as const) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
-});
+useIndexDir(indexDir);
 
 const folder = (name: string) => {
   const path = join(dir, name);

@@ -2,13 +2,14 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import type { ViewModel } from "../../src/view/model.js";
 import { SessionManager } from "../../src/session/manager.js";
 import { exportSession } from "../../src/view/export.js";
 import { startViewServer } from "../../src/view/server.js";
 import { viewModelOf } from "../../src/view/source.js";
 import { runBonsai } from "../helpers/cli.js";
+import { useIndexDir } from "../helpers/index-env.js";
 import { assistantMsg, tempDir, userMsg } from "../helpers/session-builders.js";
 import { EXAMPLE } from "../helpers/view-sessions.js";
 import { READABLE } from "../../src/view/bound.js";
@@ -142,17 +143,7 @@ describe("a database password stays out of the page", () => {
 /** What each compaction dropped is found once and kept beside the open index (storage/derived-cache.ts). */
 describe("an export keeps what each compaction dropped", () => {
   const indexDir = join(dir, "drops-index");
-  const saved = { dir: process.env.BONSAI_INDEX_DIR, off: process.env.BONSAI_INDEX };
-  before(() => {
-    process.env.BONSAI_INDEX_DIR = indexDir;
-    delete process.env.BONSAI_INDEX;
-  });
-  after(() => {
-    for (const [key, value] of [["BONSAI_INDEX_DIR", saved.dir], ["BONSAI_INDEX", saved.off]] as const) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  });
+  useIndexDir(indexDir);
 
   async function vague(file: string, identifier: string): Promise<string> {
     const session = SessionManager.open(file);
