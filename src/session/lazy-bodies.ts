@@ -44,9 +44,10 @@ export class LazyBodies {
    * Every entry of `nodes` handed to `visit` in order, the bodies still on disk read in batches and
    * not kept (a pass over a 100 MB session holds one batch, not every body); returns, for each
    * node whose body was not kept, a stand-in that holds its type, id, parent id and timestamp only.
-   * A node `wanted` turns down is neither read nor visited: its stand-in has no timestamp.
+   * A node whose timestamp `known` gives (the caller keeps what it needs of it) is neither read nor
+   * visited: its stand-in takes that timestamp, which the tree orders siblings by.
    */
-  visit(nodes: readonly IndexNode[], visit: (entry: SessionEntry) => void, wanted: (node: IndexNode) => boolean = () => true, batch = 2048): Map<IndexNode, SessionEntry> {
+  visit(nodes: readonly IndexNode[], visit: (entry: SessionEntry) => void, known: (node: IndexNode) => string | undefined = () => undefined, batch = 2048): Map<IndexNode, SessionEntry> {
     const standIns = new Map<IndexNode, SessionEntry>();
     const pending: IndexNode[] = [];
     const flush = () => {
@@ -63,7 +64,10 @@ export class LazyBodies {
       if (node.entry) {
         flush();
         visit(node.entry);
-      } else if (!wanted(node)) standIns.set(node, { type: node.type, id: node.id, parentId: node.parentId } as SessionEntry);
+        continue;
+      }
+      const timestamp = known(node);
+      if (timestamp !== undefined) standIns.set(node, { type: node.type, id: node.id, parentId: node.parentId, timestamp } as SessionEntry);
       else if (pending.push(node) >= batch) flush();
     }
     flush();

@@ -264,8 +264,8 @@ export class TreeIndex {
   /** The model of context(leafId), reading as few bodies as it can (the leaf's model source alone, when the path is rooted). */
   model(leafId: string | null | undefined, onProblem?: (p: PathProblem) => void): ModelRef | null {
     const leaf = leafId ? this.byId.get(leafId) : undefined;
-    const known = leaf?.rooted && this.dialect.settingsFromLatest && !this.later ? this.memo.model(leaf) : undefined;
-    return known !== undefined ? known : this.context(leafId, onProblem).model;
+    const fromSource = leaf?.rooted && this.dialect.settingsFromLatest ? this.memo.model(leaf) : undefined;
+    return fromSource !== undefined ? fromSource : this.context(leafId, onProblem).model;
   }
 
   /** The last entry's context from the few nodes it needs, while a replay is not linked (later-nodes.ts); undefined when they cannot tell. */
@@ -341,8 +341,8 @@ export class TreeIndex {
   }
 
   /** tree() keeping no body it reads: each entry goes to `visit`, and a message's node holds a stand-in (LazyBodies.visit). */
-  outline(visit: (entry: SessionEntry) => void, onProblem?: (p: PathProblem) => void, wanted?: (id: string) => boolean): SessionTreeNode[] {
-    const standIns = this.bodies.visit(this.nodes, visit, wanted && ((node) => wanted(node.id)));
+  outline(visit: (entry: SessionEntry) => void, onProblem?: (p: PathProblem) => void, known?: (id: string) => string | undefined): SessionTreeNode[] {
+    const standIns = this.bodies.visit(this.nodes, visit, known && ((node) => known(node.id)));
     return buildForest(this.nodes, this.byId, this.labels, onProblem, (node) => node.entry ?? standIns.get(node)!);
   }
 

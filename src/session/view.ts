@@ -140,11 +140,12 @@ export class SessionView {
    * The tree as getTree() gives it, read without keeping message bodies: each entry is handed to
    * `visit` once, in file order, and a message's node holds a stand-in with its type, id, parent id
    * and timestamp only. For a pass over every entry of a large session (a tree's previews), whose
-   * bodies need not stay in memory. A message whose body is still in the file and that `wanted`
-   * turns down is not read at all: its stand-in has no timestamp either (the caller knows it).
+   * bodies need not stay in memory. A message whose body is still in the file and whose timestamp
+   * `known` gives (the caller keeps what it needs of it) is not read at all: its stand-in takes
+   * that timestamp, which orders siblings.
    */
-  getOutline(visit: (entry: SessionEntry) => void, wanted?: (id: string) => boolean): SessionTreeNode[] {
-    return this.read(() => this.index.outline(visit, this.reportPathProblem, wanted));
+  getOutline(visit: (entry: SessionEntry) => void, known?: (id: string) => string | undefined): SessionTreeNode[] {
+    return this.read(() => this.index.outline(visit, this.reportPathProblem, known));
   }
 
   /** The ids of getBranch(fromId), reading no body where it can. */

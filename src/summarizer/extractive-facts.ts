@@ -150,8 +150,9 @@ export const constraintSentences = (texts: readonly string[], retiring = true) =
     .filter((s) => {
       const own = unquoted(s);
       // a correction states the requirement that holds now ("no, not 8080, use 8443"); `retiring`
-      // false: the texts were found to hold no correction (a sentence of one holds none either)
-      return (CONSTRAINT.test(own) || ONLY.test(own) || (retiring && retiredValues(own).length > 0)) && !/[?？]$/.test(s) && !isLogLine(s);
+      // false: the texts were found to hold no correction, nor does a sentence of one unless
+      // taking out a quote joined words ("instead"x"of Redis")
+      return (CONSTRAINT.test(own) || ONLY.test(own) || ((retiring || own !== s) && retiredValues(own).length > 0)) && !/[?？]$/.test(s) && !isLogLine(s);
     });
 /**
  * A sentence that weighs one way against another ("…rather than…", "…instead of…"): a choice even

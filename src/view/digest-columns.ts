@@ -8,7 +8,7 @@ import type { EntryDigest, NodeFlags } from "./entry-digest.js";
 
 interface Columns {
   ids: string[];
-  timestamps: string[];
+  timestamps: (string | null)[];
   kinds: string[];
   previews: string[];
   tokens: number[];
@@ -54,7 +54,7 @@ function encode(digests: ReadonlyMap<string, EntryDigest>): Columns {
     let bits = d.noMessage ? NO_MESSAGE : 0;
     for (const [flag, bit] of FLAG_BITS) if (d.flags[flag]) bits |= bit;
     c.ids.push(id);
-    c.timestamps.push(d.timestamp);
+    c.timestamps.push(d.timestamp ?? null);
     c.kinds.push(d.kind);
     c.previews.push(d.preview);
     c.tokens.push(d.tokens);
@@ -79,14 +79,14 @@ function isColumns(value: unknown): value is Columns {
   const n = c.ids.length;
   return (
     arrayOf(c.ids, n, isString) &&
-    arrayOf(c.timestamps, n, isString) &&
+    arrayOf(c.timestamps, n, isStringOrNull) &&
     arrayOf(c.kinds, n, isString) &&
     arrayOf(c.previews, n, isString) &&
     arrayOf(c.tokens, n, isCount) &&
     arrayOf(c.flags, n, (f) => isCount(f) && (f as number) < 64) &&
     arrayOf(c.models, n, isStringOrNull) &&
     arrayOf(c.providers, n, isStringOrNull) &&
-    arrayOf(c.usage, n, (u) => u === null || (isCount(u) && (u as number) > 0)) &&
+    arrayOf(c.usage, n, (u) => u === null || (typeof u === "number" && Number.isFinite(u) && u > 0)) &&
     arrayOf(c.blocks, n, (b) => b === -1 || isCount(b)) &&
     arrayOf(c.bases, n, isCount) &&
     arrayOf(c.textCounts, n, isCount) &&
@@ -106,7 +106,8 @@ function decode(stored: unknown): Map<string, EntryDigest> {
   let image = 0;
   for (let i = 0; i < c.ids.length; i++) {
     const bits = c.flags[i];
-    const digest: EntryDigest = { timestamp: c.timestamps[i], kind: c.kinds[i], preview: c.previews[i], tokens: c.tokens[i], flags: SHARED_FLAGS[bits & 31] };
+    const digest: EntryDigest = { kind: c.kinds[i], preview: c.previews[i], tokens: c.tokens[i], flags: SHARED_FLAGS[bits & 31] };
+    if (c.timestamps[i] !== null) digest.timestamp = c.timestamps[i]!;
     if (bits & NO_MESSAGE) digest.noMessage = true;
     if (c.models[i] !== null) digest.model = c.models[i]!;
     if (c.providers[i] !== null) digest.provider = c.providers[i]!;

@@ -33,7 +33,8 @@ export const isStandIn = (entry: SessionEntry): boolean =>
   (entry.type === "message" && (entry as { message?: unknown }).message === undefined) || (entry.type === "custom_message" && (entry as { content?: unknown }).content === undefined);
 
 export interface EntryDigest {
-  timestamp: string;
+  /** absent when the entry has none (a line may leave it out) */
+  timestamp?: string;
   /** the message's role, or the custom message's type (entryPreview's kind) */
   kind: string;
   /** clipped to DIGEST_COLUMNS; narrower views clip it again (clip of a clip is the same clip) */
@@ -79,7 +80,7 @@ export function digestOf(entry: DigestedEntry, blocks: readonly Block[] = entryB
   const message = messageFromEntry(entry);
   const preview = entryPreview(entry, previewReach(DIGEST_COLUMNS));
   const digest: EntryDigest = {
-    timestamp: entry.timestamp,
+    ...(entry.timestamp !== undefined ? { timestamp: entry.timestamp } : {}),
     kind: preview.kind,
     preview: clip(preview.text, DIGEST_COLUMNS),
     tokens: message ? estimateTokens(message) : 0,

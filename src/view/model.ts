@@ -135,12 +135,12 @@ function digestsOf(input: ViewInput): (entry: DigestedEntry, blocks?: Block[]) =
 }
 
 /** The timeline's figures of an entry, from its digest when it has one. */
-function figuresOf(digestOf: (entry: DigestedEntry) => EntryDigest): EntryFigures {
+function figuresOf(digest: (entry: DigestedEntry) => EntryDigest): EntryFigures {
   return {
-    tokens: (entry) => (isDigested(entry) ? digestOf(entry).tokens : entryFigures.tokens(entry)),
-    reported: (entry) => (entry.type === "message" ? (digestOf(entry).usage ?? 0) : 0),
-    isTurn: (entry) => entry.type === "message" && digestOf(entry).kind === "assistant",
-    carries: (entry) => (isDigested(entry) ? !digestOf(entry).noMessage : entryFigures.carries(entry)),
+    tokens: (entry) => (isDigested(entry) ? digest(entry).tokens : entryFigures.tokens(entry)),
+    reported: (entry) => (entry.type === "message" ? (digest(entry).usage ?? 0) : 0),
+    isTurn: (entry) => entry.type === "message" && digest(entry).kind === "assistant",
+    carries: (entry) => (isDigested(entry) ? !digest(entry).noMessage : entryFigures.carries(entry)),
   };
 }
 
@@ -259,7 +259,8 @@ function markSummarizedBranches(nodes: ViewNode[]): void {
 
 type RowText = Pick<ViewNode, "kind" | "preview" | "timestamp" | "tokens" | "flags">;
 
-const digestRow = (digest: EntryDigest): RowText => ({ kind: digest.kind, preview: digest.preview, timestamp: digest.timestamp, tokens: digest.tokens, flags: digest.flags });
+// a row's timestamp is its entry's, absent when the line has none
+const digestRow = (digest: EntryDigest): RowText => ({ kind: digest.kind, preview: digest.preview, timestamp: digest.timestamp as string, tokens: digest.tokens, flags: digest.flags });
 
 function entryRow(entry: SessionEntry): RowText {
   const preview = entryPreview(entry, previewReach(PREVIEW_COLUMNS));

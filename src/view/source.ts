@@ -92,17 +92,17 @@ function everyEntry(tree: readonly SessionTreeNode[]): SessionEntry[] {
  * The other messages are stand-ins that the model reads through their digests.
  */
 function readOutline(session: SessionManager, leafId: string | null, digests: Map<string, EntryDigest>, drops?: Map<string, CompactionDrops>): ReadEntries {
-  const read = (wanted: (id: string) => boolean) =>
+  const read = (known: (id: string) => string | undefined) =>
     session.getOutline((entry) => {
       if (isDigested(entry) && !digests.has(entry.id)) digests.set(entry.id, digestOf(entry));
-    }, wanted);
+    }, known);
   // compactions, like every entry but messages and custom messages, were read at open
   for (const entry of drops ? session.getEntriesOfType("compaction") : []) {
     if (drops?.has(entry.id)) continue;
     const path = session.getBranch(entry.id);
     drops?.set(entry.id, droppedAt(path, path.length - 1));
   }
-  const tree = read((id) => !digests.has(id));
+  const tree = read((id) => digests.get(id)?.timestamp);
   const entries = everyEntry(tree);
   const byId = new Map(entries.map((e) => [e.id, e]));
   return { entries, tree, activePath: session.getBranchIds(leafId).flatMap((id) => byId.get(id) ?? []) };

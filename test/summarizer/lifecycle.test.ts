@@ -12,7 +12,7 @@ import { convertToLlm } from "../../src/messages/convert.js";
 import { serializeConversation } from "../../src/messages/serialize.js";
 import { extractiveSummary } from "../../src/summarizer/extractive.js";
 import { checkKind, checkRunKind, currentItems, currentItemsAfter, type Placed, retiredValues, retirementsOf, statesValue } from "../../src/summarizer/lifecycle.js";
-import { constraintSentences } from "../../src/summarizer/extractive-facts.js";
+import { constraintSentences, placedConstraints } from "../../src/summarizer/extractive-facts.js";
 import { guardSummary, splitGuardSections } from "../../src/summarizer/summary-guard.js";
 import { a, messageOf, tr, u } from "../helpers/paths.js";
 
@@ -73,6 +73,8 @@ describe("the rules", () => {
       assert.equal(constraintSentences([`Deploy it ${before}without downtime.`]).length, 1, JSON.stringify(before));
       assert.equal(constraintSentences([`${before}Never commit to main.`]).length, 1, JSON.stringify(before));
     }
+    // a quote taken out of a sentence can join the words of a correction the text itself does not hold
+    assert.equal(placedConstraints({ said: [{ role: "user", text: 'Use SQLite instead"x"of Redis.', at: 0 }] }).length, 1);
     for (const before of ["é", "x", "7", "𝒜"]) {
       assert.deepEqual(retiredValues(`${before}not 8080, use 8443.`), [], JSON.stringify(before));
       assert.equal(constraintSentences([`Deploy it ${before}without downtime.`]).length, 0, JSON.stringify(before));

@@ -47,6 +47,17 @@ const thinkingAnswer = (text: string, thinking: string) => {
   return { ...message, content: [{ type: "thinking" as const, thinking }, ...message.content] };
 };
 
+/** Two siblings, the first in the file written later: the tree orders them by time, not by line. */
+function siblingsOutOfOrder(): string {
+  const file = join(folder("siblings"), "siblings.jsonl");
+  const at = (second: number) => `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z`;
+  const line = (id: string, parentId: string | null, second: number, message: object) => JSON.stringify({ type: "message", id, parentId, timestamp: at(second), message });
+  const header = JSON.stringify({ type: "session", version: 3, id: "siblings", timestamp: at(0), cwd: "/work" });
+  const lines = [header, line("a1", null, 1, userMsg("first question")), line("a2", "a1", 2, assistantMsg("an answer")), line("a3", "a2", 9, userMsg("written later, first in the file")), line("a4", "a2", 5, userMsg("written earlier, second in the file"))];
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+}
+
 /** The example pruned and compacted by bonsai, with custom messages (one the context leaves out), a side branch and a label. */
 async function variedSession(): Promise<string> {
   const { file } = await compactedExample(folder(`varied-${Math.random().toString(36).slice(2)}`));
@@ -67,17 +78,19 @@ describe("digests of messages", () => {
     const digests = new Map<string, EntryDigest>([
       ["m1", digestOf(entry as Parameters<typeof digestOf>[0])],
       ["m2", { timestamp: "t", kind: "status", preview: "x", tokens: 0, flags: {}, noMessage: true }],
+      // a line may leave its timestamp out, and a provider may report a usage that is not whole
+      ["m3", { kind: "assistant", preview: "y", tokens: 3, flags: {}, usage: 12.5 }],
     ]);
     const stored = JSON.parse(JSON.stringify(digestColumns.encode(digests)));
     assert.deepEqual(digestColumns.decode(stored), digests);
-    for (const broken of [null, [], { ...stored, tokens: [1] }, { ...stored, previews: [1, 2] }, { ...stored, texts: [...stored.texts, 5] }, { ...stored, flags: [64, 0] }]) {
+    for (const broken of [null, [], { ...stored, tokens: [1] }, { ...stored, previews: [1, 2] }, { ...stored, texts: [...stored.texts, 5] }, { ...stored, flags: [64, 0, 0] }]) {
       assert.equal(digestColumns.decode(broken).size, 0, JSON.stringify(broken).slice(0, 80));
     }
   });
 
   it("give the same page and the same tree as the bodies, bounded or not", async () => {
     const large = largeSession(folder("large"), 400).file;
-    for (const [file, maxBytes] of [[await variedSession(), undefined], [large, 600 * 1024]] as const) {
+    for (const [file, maxBytes] of [[await variedSession(), undefined], [large, 600 * 1024], [siblingsOutOfOrder(), undefined]] as const) {
       const options = { format: "html" as const, maxBytes, contextWindow: 200_000 };
       const first = await exportSession(file, options);
       assert.ok(digestFiles().length > 0, "the first export keeps the digests");

@@ -9,7 +9,7 @@ import { colors, print, printJson, runAction, warn, SESSION_ARGUMENT_HELP } from
 import { allNodes, renderFlat, renderTree, TREE_LEGEND, TREE_PREVIEW_WIDTH } from "../tree-view.js";
 import { clip, type EntryPreview, entryPreview, previewReach } from "../../messages/preview.js";
 import { treeJson } from "../tree-json.js";
-import type { EntryDigest } from "../../view/entry-digest.js";
+import { DIGEST_COLUMNS, type EntryDigest } from "../../view/entry-digest.js";
 import { digestsCache } from "../../view/source.js";
 
 export { type TreeJson, treeJson } from "../tree-json.js";
@@ -79,7 +79,8 @@ export function register(program: Command): void {
  */
 function wholeTree(session: SessionManager, options: TreeOptions, digests: ReadonlyMap<string, EntryDigest>): string[] {
   const previews = new Map<string, EntryPreview>();
-  const reach = previewReach(TREE_PREVIEW_WIDTH);
+  // as far into a text as a digest reads, so a preview does not depend on whether one was kept
+  const reach = previewReach(DIGEST_COLUMNS);
   const roots = session.getOutline(
     (entry) => {
       const preview = entryPreview(entry, reach);
@@ -89,8 +90,8 @@ function wholeTree(session: SessionManager, options: TreeOptions, digests: Reado
     (id) => {
       const digest = digests.get(id);
       // a digest's preview is clipped wider: clipping it again gives what clipping the text would
-      if (digest) previews.set(id, { kind: digest.kind, text: clip(digest.preview, TREE_PREVIEW_WIDTH) });
-      return !digest;
+      if (digest?.timestamp !== undefined) previews.set(id, { kind: digest.kind, text: clip(digest.preview, TREE_PREVIEW_WIDTH) });
+      return digest?.timestamp;
     },
   );
   const render = { leafId: session.getLeafId(), activePath: new Set(session.getBranchIds()), showAll: options.all, depth: options.depth, previews };
