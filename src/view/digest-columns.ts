@@ -51,8 +51,9 @@ const isStringOrNull = (value: unknown) => value === null || typeof value === "s
 function encode(digests: ReadonlyMap<string, EntryDigest>): Columns {
   const c: Columns = { ids: [], timestamps: [], kinds: [], previews: [], tokens: [], flags: [], models: [], providers: [], usage: [], blocks: [], bases: [], textCounts: [], imageCounts: [], texts: [], images: [] };
   for (const [id, d] of digests) {
-    let bits = d.noMessage ? NO_MESSAGE : 0;
-    for (const [flag, bit] of FLAG_BITS) if (d.flags[flag]) bits |= bit;
+    const f = d.flags;
+    // written out: an export writes this for every message, once, before the code is warm
+    const bits = (d.noMessage ? NO_MESSAGE : 0) | (f.user ? 1 : 0) | (f.tool ? 2 : 0) | (f.error ? 4 : 0) | (f.pruned ? 8 : 0) | (f.thinking ? 16 : 0);
     c.ids.push(id);
     c.timestamps.push(d.timestamp ?? null);
     c.kinds.push(d.kind);
@@ -62,12 +63,15 @@ function encode(digests: ReadonlyMap<string, EntryDigest>): Columns {
     c.models.push(d.model ?? null);
     c.providers.push(d.provider ?? null);
     c.usage.push(d.usage ?? null);
-    c.blocks.push(d.lengths ? d.lengths.blocks : -1);
-    c.bases.push(d.lengths?.base ?? 0);
-    c.textCounts.push(d.lengths?.texts.length ?? 0);
-    c.imageCounts.push(d.lengths?.images.length ?? 0);
-    for (const length of d.lengths?.texts ?? []) c.texts.push(length);
-    for (const length of d.lengths?.images ?? []) c.images.push(length);
+    const lengths = d.lengths;
+    c.blocks.push(lengths ? lengths.blocks : -1);
+    c.bases.push(lengths ? lengths.base : 0);
+    c.textCounts.push(lengths ? lengths.texts.length : 0);
+    c.imageCounts.push(lengths ? lengths.images.length : 0);
+    if (lengths) {
+      for (let i = 0; i < lengths.texts.length; i++) c.texts.push(lengths.texts[i]);
+      for (let i = 0; i < lengths.images.length; i++) c.images.push(lengths.images[i]);
+    }
   }
   return c;
 }
