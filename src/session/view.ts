@@ -179,7 +179,14 @@ export class SessionView {
     return this.read(() => this.index.context(leafId, this.reportPathProblem));
   }
 
-  private readonly reportPathProblem = (problem: PathProblem) => this.warn(describePathProblem(problem));
+  /** path problems said so far: a damaged path is read again and again (each turn's context, each compaction's span), and said once */
+  private readonly reportedPaths = new Set<string>();
+  private readonly reportPathProblem = (problem: PathProblem) => {
+    const message = describePathProblem(problem);
+    if (this.reportedPaths.has(message)) return;
+    this.reportedPaths.add(message);
+    this.warn(message);
+  };
 
   /**
    * Runs something that may read message bodies left on disk. A body that is well-formed JSON

@@ -642,3 +642,20 @@ describe("appends from plain JavaScript", () => {
     assert.deepEqual(warnings, []);
   });
 });
+
+describe("a damaged path", () => {
+  it("is said once per session, however often it is read", () => {
+    const file = join(DIR, "missing-parent.jsonl");
+    const header = { type: "session", version: 3, id: "damaged", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work" };
+    const line = (id: string, parentId: string | null, text: string) => ({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message: userMsg(text) });
+    writeFileSync(file, `${[header, line("a1", "gone", "the first"), line("a2", "a1", "the second")].map((e) => JSON.stringify(e)).join("\n")}\n`);
+    const warnings: string[] = [];
+    const session = SessionManager.open(file, { readOnly: true, onWarning: (w) => warnings.push(w) });
+    for (let i = 0; i < 3; i++) {
+      session.buildSessionContext();
+      session.getBranch("a2");
+      session.getTree();
+    }
+    assert.deepEqual(warnings.filter((w) => w.includes("missing parent gone")), ["entry a1 points at missing parent gone; treated as a root"]);
+  });
+});
