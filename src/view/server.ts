@@ -46,19 +46,36 @@ interface Snapshot {
   model: ViewModel;
   archived: ArchivedOriginals;
   signature: string;
-  /** bonsai's own rewrites so far (pruned results, archived originals): another one starts the drops afresh */
+  /**
+   * what says the session was rewritten, by bonsai (pruned results, archived originals) or another
+   * program (another file in its place): another one starts the drops and digests afresh
+   */
   rewrites: string;
+  /** the file's size when read: a file that shrank was rewritten in place */
+  bytes: number;
   /** what each compaction dropped, found once while only appends come (ViewInput.drops) */
   drops: Map<string, CompactionDrops>;
   /** the digests of the messages, kept the same way (ViewInput.digests) */
   digests: Map<string, EntryDigest>;
 }
 
-function signatureOf(session: SessionManager, archived: ArchivedOriginals): { signature: string; rewrites: string } {
+/** The file at `location` as it is (device, inode, size), or nothing for a database session or a file that cannot be seen. */
+function fileMark(location: string): { file: string; bytes: number } {
+  const parsed = parseLocation(location);
+  if (parsed.kind !== "file") return { file: "", bytes: 0 };
+  try {
+    const stat = statSync(parsed.path, { bigint: true });
+    return { file: `${stat.dev}:${stat.ino}`, bytes: Number(stat.size) };
+  } catch {
+    return { file: "", bytes: 0 };
+  }
+}
+
+function signatureOf(session: SessionManager, archived: ArchivedOriginals, file: string): { signature: string; rewrites: string } {
   const entries = session.getEntries();
   const last = entries[entries.length - 1];
   const pruned = entries.reduce((n, e) => n + (e.type === "message" && e.message.role === "toolResult" && e.message.prunedAt !== undefined ? 1 : 0), 0);
-  const rewrites = `${pruned}:${archived.size}`;
+  const rewrites = `${pruned}:${archived.size}:${file}`;
   return { signature: `${entries.length}:${last?.id ?? ""}:${session.getLeafId() ?? ""}:${rewrites}:${session.getSessionName() ?? ""}`, rewrites };
 }
 
@@ -79,10 +96,12 @@ export async function startViewServer(location: string, options: ViewServerOptio
     // digests of the messages; later ones keep their own
     const cache = previous ? undefined : dropsCache(location);
     const digestCache = previous ? undefined : digestsCache(location);
+    // seen before the session is read: a file put in its place meanwhile shows as a rewrite next time
+    const mark = fileMark(location);
     const session = await openForReading(location, options.onWarning);
     try {
       const archived = await archivedOriginals(location, options.onWarning);
-      const { signature, rewrites } = signatureOf(session, archived);
+      const { signature, rewrites } = signatureOf(session, archived, `${mark.file}:${previous && mark.bytes < previous.bytes ? "shrank" : ""}`);
       if (signature === previous?.signature) {
         await session.close();
         return undefined;
@@ -97,7 +116,7 @@ export async function startViewServer(location: string, options: ViewServerOptio
       const model = await viewModelOf(session, location, { contextWindow, reserveTokens: options.reserveTokens, drops, digests });
       kept?.save();
       keptDigests?.save();
-      return { session, model, archived, signature, rewrites, drops, digests };
+      return { session, model, archived, signature, rewrites, bytes: mark.bytes, drops, digests };
     } catch (error) {
       await session.close();
       throw error;

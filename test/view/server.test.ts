@@ -1,6 +1,6 @@
 /** `bonsai view`'s server: the live page, bodies and search on request, changes pushed, read-only. */
 import assert from "node:assert/strict";
-import { copyFileSync, readFileSync } from "node:fs";
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { get, request } from "node:http";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -131,6 +131,28 @@ describe("view server", () => {
       assert.ok(bodies[pruned[0].id][0].original?.length);
     } finally {
       events.close();
+      await server.close();
+    }
+  });
+
+  it("shows what another program wrote in the session's place, not what it kept from before", async () => {
+    const file = join(dir, "rewritten-while-viewing.jsonl");
+    const session = SessionManager.open(file);
+    session.appendMessage(userMsg("Rename the invoices module."));
+    session.appendMessage(assistantMsg("Renamed to billing."));
+    await session.close();
+    const server = await startViewServer(file, { contextWindow: 200_000 });
+    try {
+      const previews = async () => (await getJson<ViewModel>(`${server.url}api/model`)).nodes.map((n) => n.preview);
+      assert.ok((await previews()).includes("Renamed to billing."));
+      // the same entries, one answer changed: no entry more, no prune
+      writeFileSync(`${file}.tmp`, readFileSync(file, "utf8").replace("Renamed to billing.", "Renamed to payments."));
+      renameSync(`${file}.tmp`, file);
+      await server.refresh();
+      const now = await previews();
+      assert.ok(now.includes("Renamed to payments."), JSON.stringify(now));
+      assert.ok(!now.includes("Renamed to billing."));
+    } finally {
       await server.close();
     }
   });
