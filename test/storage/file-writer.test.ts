@@ -433,11 +433,17 @@ describe("broken parent links", () => {
     assert.deepEqual(s.getBranch("c").map((e) => e.id), ["a", "b", "c"]);
     assert.equal(warnings.filter((w) => /cycle/.test(w)).length, 1);
     assert.equal(s.buildSessionContext("c").messages.length, 3);
-    assert.equal(warnings.filter((w) => /cycle/.test(w)).length, 2);
     const seen = flattenTree(s.getTree()).map(({ node }) => node.entry.id);
     // every entry appears exactly once, the cycle broken where it was found
     assert.deepEqual([...seen].sort(), ["a", "b", "c", "e1"]);
-    assert.equal(warnings.filter((w) => /cycle/.test(w)).length, 3);
+    // each place the cycle is found at is said once, however often it is read
+    const cycles = () => warnings.filter((w) => /cycle/.test(w));
+    const said = cycles();
+    assert.equal(new Set(said).size, said.length);
+    s.getBranch("c");
+    s.buildSessionContext("c");
+    s.getTree();
+    assert.deepEqual(cycles(), said);
   });
 
   it("a missing parent: the entry is a root of the tree and its path stops there, with a warning", () => {
