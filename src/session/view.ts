@@ -89,6 +89,15 @@ export class SessionView {
     return this.read(() => this.index.entries);
   }
 
+  /** How many entries the session holds, and the last in file order: what changed since a reader last looked, reading one body at most. */
+  getEntryCount(): number {
+    return this.index.size;
+  }
+
+  getLastEntry(): SessionEntry | undefined {
+    return this.read(() => this.index.last());
+  }
+
   getEntry(id: string): SessionEntry | undefined {
     return this.read(() => this.index.get(id));
   }

@@ -71,12 +71,16 @@ function fileMark(location: string): { file: string; bytes: number } {
   }
 }
 
-function signatureOf(session: SessionManager, archived: ArchivedOriginals, file: string): { signature: string; rewrites: string } {
-  const entries = session.getEntries();
-  const last = entries[entries.length - 1];
-  const pruned = entries.reduce((n, e) => n + (e.type === "message" && e.message.role === "toolResult" && e.message.prunedAt !== undefined ? 1 : 0), 0);
-  const rewrites = `${pruned}:${archived.size}:${file}`;
-  return { signature: `${entries.length}:${last?.id ?? ""}:${session.getLeafId() ?? ""}:${rewrites}:${session.getSessionName() ?? ""}`, rewrites };
+/**
+ * What changes when the session does. A rewrite of a file (bonsai's pruning renames a new file
+ * over it) shows as another file in its place, so no body is read; a database's shows as the
+ * count of its pruned results, which reads every body.
+ */
+function signatureOf(session: SessionManager, archived: ArchivedOriginals, file: string | undefined): { signature: string; rewrites: string } {
+  const pruned = () => session.getEntries().reduce((n, e) => n + (e.type === "message" && e.message.role === "toolResult" && e.message.prunedAt !== undefined ? 1 : 0), 0);
+  const rewrites = `${file ?? pruned()}:${archived.size}`;
+  const last = session.getLastEntry();
+  return { signature: `${session.getEntryCount()}:${last?.id ?? ""}:${session.getLeafId() ?? ""}:${rewrites}:${session.getSessionName() ?? ""}`, rewrites };
 }
 
 /** No other site may frame the page (the page's own policy is a meta tag, which cannot say so). */
@@ -101,7 +105,7 @@ export async function startViewServer(location: string, options: ViewServerOptio
     const session = await openForReading(location, options.onWarning);
     try {
       const archived = await archivedOriginals(location, options.onWarning);
-      const { signature, rewrites } = signatureOf(session, archived, `${mark.file}:${previous && mark.bytes < previous.bytes ? "shrank" : ""}`);
+      const { signature, rewrites } = signatureOf(session, archived, mark.file ? `${mark.file}:${previous && mark.bytes < previous.bytes ? "shrank" : ""}` : undefined);
       if (signature === previous?.signature) {
         await session.close();
         return undefined;
