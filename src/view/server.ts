@@ -185,6 +185,8 @@ export async function startViewServer(location: string, options: ViewServerOptio
         const { session, archived, model } = current;
         const ids: string[] = [];
         if (query) {
+          // every body is searched: read in one pass (and kept for the next search), not one read per entry
+          session.getEntries();
           for (const node of model.nodes) {
             const entry = session.getEntry(node.id);
             const text = `${node.kind}\n${node.label ?? ""}\n${node.preview}\n${entry ? blocksText(entryBlocks(entry, archived)) : ""}`;
