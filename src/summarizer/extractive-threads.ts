@@ -190,7 +190,14 @@ export function threadedExtractiveSummarizer(threads: number = defaultThreads(),
       for (const task of waiting.splice(0)) task.reject(stopped());
       const all = slots.splice(0);
       for (const slot of all) slot.task?.reject(stopped());
-      await Promise.all(all.map((slot) => slot.worker.terminate()));
+      // a thread being stopped no longer holds the process: without a handle of its own, the
+      // process could end before the threads report they stopped, and whoever awaits this with it
+      const hold = setInterval(() => {}, 1 << 30);
+      try {
+        await Promise.all(all.map((slot) => slot.worker.terminate()));
+      } finally {
+        clearInterval(hold);
+      }
     },
   };
 }
