@@ -51,9 +51,8 @@ const isStringOrNull = (value: unknown) => value === null || typeof value === "s
 function encode(digests: ReadonlyMap<string, EntryDigest>): Columns {
   const c: Columns = { ids: [], timestamps: [], kinds: [], previews: [], tokens: [], flags: [], models: [], providers: [], usage: [], blocks: [], bases: [], textCounts: [], imageCounts: [], texts: [], images: [] };
   for (const [id, d] of digests) {
-    const f = d.flags;
-    // written out: an export writes this for every message, once, before the code is warm
-    const bits = (d.noMessage ? NO_MESSAGE : 0) | (f.user ? 1 : 0) | (f.tool ? 2 : 0) | (f.error ? 4 : 0) | (f.pruned ? 8 : 0) | (f.thinking ? 16 : 0);
+    let bits = d.noMessage ? NO_MESSAGE : 0;
+    for (const [flag, bit] of FLAG_BITS) if (d.flags[flag]) bits |= bit;
     c.ids.push(id);
     c.timestamps.push(d.timestamp ?? null);
     c.kinds.push(d.kind);

@@ -1,11 +1,10 @@
 /**
  * What the session page needs of an entry whose body stays in the file until asked for (a message
- * or a custom message) besides that body: its row (kind, preview,
- * tokens, flags, model), what the timeline reads (tokens, the context the provider reported) and
- * the sizes bounding an export starts from (body-measure.ts). Message bodies are most of a
- * session's bytes and stay in the file until asked for; a digest is worked out from the body once
- * and kept across reads (view/source.ts, storage/derived-cache.ts), so exporting a large session
- * again, or drawing its tree, does not parse every body again. Pure.
+ * or a custom message) besides that body: its row (kind, preview, tokens, flags, model), what the
+ * timeline reads (tokens, the context the provider reported) and the sizes bounding an export
+ * starts from (body-measure.ts). Such bodies are most of a session's bytes; a digest is worked out
+ * from the body once and kept across reads (view/source.ts, storage/derived-cache.ts), so
+ * exporting a large session again, or drawing its tree, does not parse every body again. Pure.
  */
 import { calculateContextTokens, estimateTokens, usageOf } from "../compaction/tokens.js";
 import { messageFromEntry } from "../format/context.js";
@@ -75,17 +74,28 @@ export function flagsOf(entry: SessionEntry): NodeFlags {
   return flags;
 }
 
+/** What a row of the page shows of any entry, its body read or (digestRow) not. */
+export interface EntryRow {
+  kind: string;
+  /** clipped to DIGEST_COLUMNS */
+  preview: string;
+  /** the entry's: typed as always there, though a line may leave it out */
+  timestamp: string;
+  tokens: number;
+  flags: NodeFlags;
+}
+
+export function entryRow(entry: SessionEntry): EntryRow {
+  const preview = entryPreview(entry, previewReach(DIGEST_COLUMNS));
+  const message = messageFromEntry(entry);
+  return { kind: preview.kind, preview: clip(preview.text, DIGEST_COLUMNS), timestamp: entry.timestamp, tokens: message ? estimateTokens(message) : 0, flags: flagsOf(entry) };
+}
+
 /** The digest of an entry; `blocks` when the caller made them already (without archived originals they are the same). */
 export function digestOf(entry: DigestedEntry, blocks: readonly Block[] = entryBlocks(entry)): EntryDigest {
   const message = messageFromEntry(entry);
-  const preview = entryPreview(entry, previewReach(DIGEST_COLUMNS));
-  const digest: EntryDigest = {
-    ...(entry.timestamp !== undefined ? { timestamp: entry.timestamp } : {}),
-    kind: preview.kind,
-    preview: clip(preview.text, DIGEST_COLUMNS),
-    tokens: message ? estimateTokens(message) : 0,
-    flags: flagsOf(entry),
-  };
+  const { timestamp, ...row } = entryRow(entry);
+  const digest: EntryDigest = { ...(timestamp !== undefined ? { timestamp } : {}), ...row };
   if (!message) digest.noMessage = true;
   if (message?.role === "assistant") {
     digest.model = message.model;

@@ -5,15 +5,13 @@
  * export, every body. `bonsai view` sends the same model without bodies and serves those on
  * demand. Built from a session read once; pure.
  */
-import { estimateTokens } from "../compaction/tokens.js";
 import { nativeLine } from "../summarizer/native-lane.js";
-import { messageFromEntry, summarizedRange } from "../format/context.js";
+import { summarizedRange } from "../format/context.js";
 import { isCheckoutMarker, type SessionEntry, type SessionHeader, type SessionTreeNode } from "../format/entry-types.js";
 import { withoutHidden } from "../format/tree-nodes.js";
-import { clip, entryPreview, previewReach } from "../messages/preview.js";
 import { type CompactionDrops, type DroppedFact, droppedAt } from "../ops/dropped.js";
 import { type ArchivedOriginals, type Block, entryBlocks } from "./blocks.js";
-import { DIGEST_COLUMNS, type DigestedEntry, type EntryDigest, digestOf, flagsOf, isDigested, isStandIn, type NodeFlags } from "./entry-digest.js";
+import { type DigestedEntry, type EntryDigest, type EntryRow, digestOf, entryRow, isDigested, isStandIn, type NodeFlags } from "./entry-digest.js";
 import { compactionEstimate, type EntryFigures, entryFigures, type TimelinePoint, timelineOf } from "./timeline.js";
 
 export type { NodeFlags };
@@ -116,9 +114,6 @@ export interface ViewInput {
    */
   digests?: Map<string, EntryDigest>;
 }
-
-/** Columns of a row's preview: what a digest keeps. */
-const PREVIEW_COLUMNS = DIGEST_COLUMNS;
 
 /** The digest of each message entry: kept, or worked out from its body (and kept). */
 function digestsOf(input: ViewInput): (entry: DigestedEntry, blocks?: Block[]) => EntryDigest {
@@ -257,16 +252,8 @@ function markSummarizedBranches(nodes: ViewNode[]): void {
   }
 }
 
-type RowText = Pick<ViewNode, "kind" | "preview" | "timestamp" | "tokens" | "flags">;
-
 // a row's timestamp is its entry's, absent when the line has none
-const digestRow = (digest: EntryDigest): RowText => ({ kind: digest.kind, preview: digest.preview, timestamp: digest.timestamp as string, tokens: digest.tokens, flags: digest.flags });
-
-function entryRow(entry: SessionEntry): RowText {
-  const preview = entryPreview(entry, previewReach(PREVIEW_COLUMNS));
-  const message = messageFromEntry(entry);
-  return { kind: preview.kind, preview: clip(preview.text, PREVIEW_COLUMNS), timestamp: entry.timestamp, tokens: message ? estimateTokens(message) : 0, flags: flagsOf(entry) };
-}
+const digestRow = (digest: EntryDigest): EntryRow => ({ kind: digest.kind, preview: digest.preview, timestamp: digest.timestamp as string, tokens: digest.tokens, flags: digest.flags });
 
 export function buildViewModel(input: ViewInput): ViewModel {
   const byId = new Map(input.entries.map((e) => [e.id, e]));

@@ -12,7 +12,7 @@ import { modelLookup } from "../summarizer/model-table.js";
 import { derivedCache } from "../storage/derived-cache.js";
 import { redactPassword } from "../storage/database.js";
 import { packageVersion } from "../util/package-version.js";
-import type { SessionEntry, SessionTreeNode } from "../format/entry-types.js";
+import { flattenTree } from "../session/forest.js";
 import { buildViewModel, type ViewInput, type ViewModel } from "./model.js";
 import { DIGEST_FORMAT, digestOf, type EntryDigest, isDigested } from "./entry-digest.js";
 import { digestColumns } from "./digest-columns.js";
@@ -74,17 +74,6 @@ type ReadEntries = Pick<ViewInput, "entries" | "tree" | "activePath">;
 /** Every entry with its body: what a page with bodies is made from. */
 const readWhole = (session: SessionManager, leafId: string | null): ReadEntries => ({ entries: session.getEntries(), tree: session.getTree(), activePath: session.getBranch(leafId) });
 
-function everyEntry(tree: readonly SessionTreeNode[]): SessionEntry[] {
-  const out: SessionEntry[] = [];
-  const stack = [...tree];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    out.push(node.entry);
-    for (const child of node.children) stack.push(child);
-  }
-  return out;
-}
-
 /**
  * The entries of a page without bodies, reading as few bodies as it can: what each compaction
  * dropped, when `drops` does not know it yet, from the compaction's whole path; then the digest
@@ -98,12 +87,12 @@ function readOutline(session: SessionManager, leafId: string | null, digests: Ma
     }, known);
   // compactions, like every entry but messages and custom messages, were read at open
   for (const entry of drops ? session.getEntriesOfType("compaction") : []) {
-    if (drops?.has(entry.id)) continue;
+    if (!drops || drops.has(entry.id)) continue;
     const path = session.getBranch(entry.id);
-    drops?.set(entry.id, droppedAt(path, path.length - 1));
+    drops.set(entry.id, droppedAt(path, path.length - 1));
   }
   const tree = read((id) => digests.get(id)?.timestamp);
-  const entries = everyEntry(tree);
+  const entries = flattenTree(tree).map(({ node }) => node.entry);
   const byId = new Map(entries.map((e) => [e.id, e]));
   return { entries, tree, activePath: session.getBranchIds(leafId).flatMap((id) => byId.get(id) ?? []) };
 }
