@@ -16,8 +16,8 @@
  *   with the values: values worked out from a file that was rewritten meanwhile are never used.
  *   The caller checks that the session it read came from that file (`describes`).
  */
-import { closeSync, openSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { type FileMark, identityOf, openIndexPath, sampleHash, stillBegins, writeCacheFile } from "./open-index-file.js";
+import { closeSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { type FileMark, identityAt, identityOf, openIndexPath, sampleHash, stillBegins, writeCacheFile } from "./open-index-file.js";
 
 const FORMAT = 1;
 
@@ -54,12 +54,8 @@ function readStored(where: string): Stored | undefined {
 const noCache = <T>(): DerivedCache<T> => ({ values: new Map(), describes: () => false, save: () => undefined });
 
 function sameFile(path: string, file: { dev: string; ino: string }): boolean {
-  try {
-    const stat = statSync(path, { bigint: true });
-    return String(stat.dev) === file.dev && String(stat.ino) === file.ino;
-  } catch {
-    return false;
-  }
+  const now = identityAt(path);
+  return now !== undefined && now.dev === file.dev && now.ino === file.ino;
 }
 
 function realPath(file: string): string | undefined {

@@ -19,7 +19,7 @@
  *   goes through an index).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { type BigIntStats, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { writeAll } from "./fd-io.js";
@@ -57,10 +57,18 @@ export interface FileIdentity {
   size: number;
 }
 
-export const identityOf = (fd: number): FileIdentity => {
-  const stat = fstatSync(fd, { bigint: true });
-  return { dev: String(stat.dev), ino: String(stat.ino), mtimeNs: String(stat.mtimeNs), size: Number(stat.size) };
-};
+const identity = (stat: BigIntStats): FileIdentity => ({ dev: String(stat.dev), ino: String(stat.ino), mtimeNs: String(stat.mtimeNs), size: Number(stat.size) });
+
+export const identityOf = (fd: number): FileIdentity => identity(fstatSync(fd, { bigint: true }));
+
+/** identityOf the file at `path`, or undefined when there is none to see. */
+export function identityAt(path: string): FileIdentity | undefined {
+  try {
+    return identity(statSync(path, { bigint: true }));
+  } catch {
+    return undefined;
+  }
+}
 
 /** A hash of SAMPLES blocks spread over the first `bytes` bytes of the file: the head and the end always among them. */
 export function sampleHash(fd: number, bytes: number): string {

@@ -17,6 +17,7 @@ import { pageHtml } from "./html.js";
 import type { ViewModel } from "./model.js";
 import { pageAsset } from "./page-asset.js";
 import { archivedOriginals } from "../storage/archive.js";
+import { identityAt } from "../storage/open-index-file.js";
 import { digestsCache, dropsCache, type ReadViewOptions, viewModelOf } from "./source.js";
 import type { EntryDigest } from "./entry-digest.js";
 import type { CompactionDrops } from "../ops/dropped.js";
@@ -62,13 +63,8 @@ interface Snapshot {
 /** The file at `location` as it is (device, inode, size), or nothing for a database session or a file that cannot be seen. */
 function fileMark(location: string): { file: string; bytes: number } {
   const parsed = parseLocation(location);
-  if (parsed.kind !== "file") return { file: "", bytes: 0 };
-  try {
-    const stat = statSync(parsed.path, { bigint: true });
-    return { file: `${stat.dev}:${stat.ino}`, bytes: Number(stat.size) };
-  } catch {
-    return { file: "", bytes: 0 };
-  }
+  const now = parsed.kind === "file" ? identityAt(parsed.path) : undefined;
+  return now ? { file: `${now.dev}:${now.ino}`, bytes: now.size } : { file: "", bytes: 0 };
 }
 
 /**
