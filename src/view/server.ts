@@ -18,7 +18,7 @@ import type { ViewModel } from "./model.js";
 import { pageAsset } from "./page-asset.js";
 import { archivedOriginals } from "../storage/archive.js";
 import { identityAt } from "../storage/open-index-file.js";
-import { digestsCache, dropsCache, type ReadViewOptions, viewModelOf } from "./source.js";
+import { openViewCaches, type ReadViewOptions, viewModelOf } from "./source.js";
 import type { EntryDigest } from "./entry-digest.js";
 import type { CompactionDrops } from "../ops/dropped.js";
 
@@ -94,8 +94,7 @@ export async function startViewServer(location: string, options: ViewServerOptio
   const read = async (previous?: Snapshot): Promise<Snapshot | undefined> => {
     // the first read takes what an earlier view or export found each compaction dropped, and the
     // digests of the messages; later ones keep their own
-    const cache = previous ? undefined : dropsCache(location);
-    const digestCache = previous ? undefined : digestsCache(location);
+    const caches = previous ? undefined : openViewCaches(location, { drops: true, digests: true });
     // seen before the session is read: a file put in its place meanwhile shows as a rewrite next time
     const mark = fileMark(location);
     const session = await openForReading(location, options.onWarning);
@@ -108,14 +107,12 @@ export async function startViewServer(location: string, options: ViewServerOptio
       }
       // the context window is looked up once; later models keep it
       const contextWindow = options.contextWindow ?? previous?.model.threshold?.contextWindow;
-      const kept = cache?.describes(session.getSessionFile()) ? cache : undefined;
-      const keptDigests = digestCache?.describes(session.getSessionFile()) ? digestCache : undefined;
+      const kept = caches?.(session.getSessionFile());
       const unchanged = previous && previous.rewrites === rewrites;
-      const drops = unchanged ? previous.drops : (kept?.values ?? new Map<string, CompactionDrops>());
-      const digests = unchanged ? previous.digests : (keptDigests?.values ?? new Map<string, EntryDigest>());
+      const drops = unchanged ? previous.drops : (kept?.drops ?? new Map<string, CompactionDrops>());
+      const digests = unchanged ? previous.digests : (kept?.digests ?? new Map<string, EntryDigest>());
       const model = await viewModelOf(session, location, { contextWindow, reserveTokens: options.reserveTokens, drops, digests });
       kept?.save();
-      keptDigests?.save();
       return { session, model, archived, signature, rewrites, bytes: mark.bytes, drops, digests };
     } catch (error) {
       await session.close();

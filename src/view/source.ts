@@ -106,6 +106,36 @@ export const dropsCache = (location: string) => derivedCache(location, "drops", 
 /** The digests of the message entries of the session file at `location`, kept like dropsCache. */
 export const digestsCache = (location: string) => derivedCache(location, "digests", `${DIGEST_FORMAT}/${packageVersion()}`, digestColumns);
 
+/** What the caches of a view hold for the session that was read, and how to keep what was added to them. */
+export interface KeptValues {
+  drops?: Map<string, CompactionDrops>;
+  digests?: Map<string, EntryDigest>;
+  save(): void;
+}
+
+/**
+ * The caches a view of `location` reads and fills (what each compaction dropped, the digests),
+ * opened now, before the session is read, so values worked out from a file rewritten meanwhile are
+ * never kept under its new bytes; then asked for the file the session came from, they give the
+ * values that are still valid for it.
+ */
+export function openViewCaches(location: string, want: { drops: boolean; digests: boolean }): (file: string | undefined) => KeptValues {
+  const drops = want.drops ? dropsCache(location) : undefined;
+  const digests = want.digests ? digestsCache(location) : undefined;
+  return (file) => {
+    const keptDrops = drops?.describes(file) ? drops : undefined;
+    const keptDigests = digests?.describes(file) ? digests : undefined;
+    return {
+      drops: keptDrops?.values,
+      digests: keptDigests?.values,
+      save() {
+        keptDrops?.save();
+        keptDigests?.save();
+      },
+    };
+  };
+}
+
 /** What withViewModel hands its caller: the model, the session it was read from (still open) and its messages' digests. */
 export interface OpenViewModel {
   model: ViewModel;
@@ -119,18 +149,13 @@ export interface OpenViewModel {
  * of its messages come from the caches an earlier read left, and what is worked out goes back.
  */
 export async function withViewModel<T>(location: string, options: ReadViewOptions, use: (read: OpenViewModel) => T | Promise<T>): Promise<T> {
-  // opened before the session is read, so a file rewritten meanwhile is not cached under the new bytes
-  const dropsKept = options.withDrops !== false && !options.drops ? dropsCache(location) : undefined;
-  const digestsKept = options.digests ? undefined : digestsCache(location);
+  const caches = openViewCaches(location, { drops: options.withDrops !== false && !options.drops, digests: !options.digests });
   const session = await openForReading(location, options.onWarning);
   try {
-    const file = session.getSessionFile();
-    const drops = dropsKept?.describes(file) ? dropsKept : undefined;
-    const kept = digestsKept?.describes(file) ? digestsKept : undefined;
-    const digests = options.digests ?? kept?.values ?? new Map<string, EntryDigest>();
-    const model = await viewModelOf(session, location, { ...options, digests, ...(drops ? { drops: drops.values } : {}) });
-    drops?.save();
-    kept?.save();
+    const kept = caches(session.getSessionFile());
+    const digests = options.digests ?? kept.digests ?? new Map<string, EntryDigest>();
+    const model = await viewModelOf(session, location, { ...options, digests, ...(kept.drops ? { drops: kept.drops } : {}) });
+    kept.save();
     return await use({ model, session, digests });
   } finally {
     await session.close();
